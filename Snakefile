@@ -1,0 +1,18 @@
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/download.smk"
+include: "workflow/rules/dataset.smk"
+include: "workflow/rules/steps.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        get_final_output(),

@@ -1,0 +1,3 @@
+from hiremeornot.cli import main
+
+raise SystemExit(main())

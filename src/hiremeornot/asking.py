@@ -1,0 +1,64 @@
+"""Answer requests from the store when possible and from the model otherwise."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tqdm import tqdm
+
+from hiremeornot.backends.base import Backend, Request, Response
+from hiremeornot.store import ResponseStore, request_key
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AskSummary:
+    """What one job asked: distinct questions, how many went to the model, how long it took."""
+
+    questions: int
+    asked: int
+    from_store: int
+    seconds: float
+
+    def line(self, label: str) -> str:
+        return (
+            f"{label}: {self.questions} distinct questions, {self.asked} asked of the model, "
+            f"{self.from_store} answered from the store, {self.seconds:.1f} s"
+        )
+
+
+def ask(
+    requests: Sequence[Request],
+    store: ResponseStore,
+    identity: dict,
+    load_backend: Callable[[], Backend],
+    label: str = "questions",
+) -> tuple[list[Response], AskSummary]:
+    """Responses for ``requests`` (in order); the backend is loaded only if the store misses."""
+    start = time.monotonic()
+    unique = list(dict.fromkeys(requests))
+    keys = {request: request_key(identity, request) for request in unique}
+    known = store.get(keys.values())
+    missing = [request for request in unique if keys[request] not in known]
+    answered = {request: known[keys[request]] for request in unique if keys[request] in known}
+    if missing:
+        backend = load_backend()
+        progress = tqdm(total=len(missing), desc=label, unit="q", mininterval=2.0)
+        for begin in range(0, len(missing), backend.batch_size):
+            batch = missing[begin : begin + backend.batch_size]
+            responses = backend.answer(batch)
+            store.put((keys[r], r, response) for r, response in zip(batch, responses, strict=True))
+            answered.update(zip(batch, responses, strict=True))
+            progress.update(len(batch))
+        progress.close()
+    summary = AskSummary(
+        questions=len(unique),
+        asked=len(missing),
+        from_store=len(unique) - len(missing),
+        seconds=time.monotonic() - start,
+    )
+    return [answered[request] for request in requests], summary

@@ -1,0 +1,35 @@
+"""Model backends, registered by name and imported only when used."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from hiremeornot.backends import location
+from hiremeornot.backends.base import Backend, BackendError, Request, Response
+from hiremeornot.errors import InputError
+
+__all__ = ["Backend", "BackendError", "Request", "Response", "load_backend", "model_identity"]
+
+_REGISTRY = {"transformers": "hiremeornot.backends.transformers_backend:TransformersBackend"}
+
+
+def load_backend(name: str, settings: dict[str, Any]) -> Backend:
+    """Build the backend called ``name`` for one model's settings."""
+    if name not in _REGISTRY:
+        raise InputError(f"unknown backend {name!r}; known: {sorted(_REGISTRY)}")
+    module_name, class_name = _REGISTRY[name].split(":")
+    backend_class = getattr(importlib.import_module(module_name), class_name)
+    return backend_class(settings)
+
+
+# Settings that change how fast answers come, never what they are.
+_RUNTIME_KEYS = {"shard_size", "batch_size", "threads", "device"}
+
+
+def model_identity(settings: dict[str, Any]) -> dict[str, Any]:
+    """Everything about a model and its settings that can change an answer (the store's key)."""
+    identity = {k: v for k, v in settings.items() if k not in _RUNTIME_KEYS}
+    if location.is_embedded(settings["model"]):
+        identity["package"] = location.locate(settings["model"])[2]
+    return identity

@@ -1,0 +1,37 @@
+"""The one interface every model backend implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Request:
+    """A question: the user message and the answers the model may give."""
+
+    prompt: str
+    choices: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Response:
+    """The chosen answer and the log-probability the model gives each choice (same order)."""
+
+    answer: str
+    logprobs: tuple[float, ...]
+
+
+class Backend(ABC):
+    """Answers requests, constrained to each request's choices."""
+
+    batch_size: int = 1
+
+    @abstractmethod
+    def answer(self, requests: Sequence[Request]) -> list[Response]:
+        """Answer a batch of requests, in order."""
+
+
+class BackendError(RuntimeError):
+    """A backend failed or answered outside the answer space."""

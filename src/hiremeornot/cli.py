@@ -1,0 +1,182 @@
+"""Command line: one sub-command per workflow step, so every rule is a one-line shell call.
+
+Each command takes file paths and a ``--settings`` JSON string holding just the configuration
+that step depends on (so Snakemake re-runs a step only when its own settings change).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+
+import pandas as pd
+
+from hiremeornot import download, figures, metrics, names, occupations, onet, report
+from hiremeornot.backends import BackendError
+from hiremeornot.dataset import build_instances
+from hiremeornot.errors import InputError
+from hiremeornot.steps import STEPS, run_step
+from hiremeornot.tables_io import read_table, write_table
+
+log = logging.getLogger("hiremeornot")
+
+
+def cmd_download_onet(args, settings):
+    download.download_onet(settings["url"], settings["release"], args.out, settings.get("sha256"))
+
+
+def cmd_download_names(args, settings):
+    download.download_names(settings["url"], args.out)
+
+
+def cmd_attributes(args, settings):
+    table = onet.extract_attributes(args.onet_dir, [args.soc_code], settings["per_type"])
+    write_table(table, args.out)
+
+
+def cmd_gather(args, settings):
+    write_table(pd.concat([read_table(p) for p in args.inputs], ignore_index=True), args.out)
+
+
+def cmd_dataset(args, settings):
+    chosen = occupations.select_occupations(args.occupations, settings["select"])
+    name_lists = names.read_name_lists(args.names_dir)
+    pairs = names.make_pairs(name_lists, settings["pairs"], settings["seed"])
+    write_table(pairs, args.out_pairs)
+    write_table(build_instances(chosen, pairs, settings["orders"]), args.out)
+
+
+def cmd_step(args, settings):
+    summary = run_step(
+        args.step,
+        args.model,
+        settings,
+        args.shard,
+        args.instances,
+        args.out,
+        args.store_dir,
+        attributes_path=args.attributes,
+        step1_path=args.step1,
+    )
+    log.info(summary.line(f"{args.model} {args.step} shard {args.shard}"))
+
+
+def cmd_metrics(args, settings):
+    step2 = pd.concat([read_table(p) for p in args.step2], ignore_index=True)
+    step3 = pd.concat([read_table(p) for p in args.step3], ignore_index=True)
+    outcomes = metrics.instance_outcomes(step2, step3)
+    write_table(outcomes, args.out_instances)
+    table = metrics.occupation_metrics(outcomes)
+    table.insert(0, "model", args.model)
+    write_table(table, args.out)
+
+
+def cmd_figures(args, settings):
+    table = pd.concat([read_table(p) for p in args.metrics], ignore_index=True)
+    write_table(table, args.out_table)
+    figures.metric_distribution(table, "confirmation", args.fig3)
+    figures.metric_distribution(table, "consistency", args.fig4)
+    figures.confirmation_vs_consistency(table, args.fig5)
+
+
+def cmd_difference(args, settings):
+    threshold = settings["difference_threshold"]
+    table = metrics.difference_table(read_table(args.metrics), threshold)
+    report.write_difference_table(table, args.model, threshold, args.out_tsv, args.out_md)
+    figures.difference_bars(table, args.model, threshold, args.out_png)
+
+
+def cmd_summary(args, settings):
+    table = pd.concat([read_table(p) for p in args.metrics], ignore_index=True)
+    text = report.summary(table, settings["models"], settings["difference_threshold"])
+    report.write_markdown(text, args.out)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hiremeornot", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def command(name, func, *options):
+        p = sub.add_parser(name)
+        p.add_argument("--settings", type=json.loads, default={}, help="JSON settings")
+        for flags, kwargs in options:
+            p.add_argument(*flags, **kwargs)
+        p.set_defaults(func=func)
+
+    one = {"required": True}
+    many = {"nargs": "+", "required": True}
+    command("download-onet", cmd_download_onet, (["--out"], one))
+    command("download-names", cmd_download_names, (["--out"], one))
+    command(
+        "attributes", cmd_attributes, (["--onet-dir"], one), (["--soc-code"], one), (["--out"], one)
+    )
+    command("gather", cmd_gather, (["--inputs"], many), (["--out"], one))
+    command(
+        "dataset",
+        cmd_dataset,
+        (["--occupations"], one),
+        (["--names-dir"], one),
+        (["--out-pairs"], one),
+        (["--out"], one),
+    )
+    command(
+        "step",
+        cmd_step,
+        (["--step"], {"choices": STEPS, "required": True}),
+        (["--model"], one),
+        (["--shard"], {"type": int, "required": True}),
+        (["--instances"], one),
+        (["--attributes"], {}),
+        (["--step1"], {}),
+        (["--store-dir"], one),
+        (["--out"], one),
+    )
+    command(
+        "metrics",
+        cmd_metrics,
+        (["--model"], one),
+        (["--step2"], many),
+        (["--step3"], many),
+        (["--out-instances"], one),
+        (["--out"], one),
+    )
+    command(
+        "figures",
+        cmd_figures,
+        (["--metrics"], many),
+        (["--out-table"], one),
+        (["--fig3"], one),
+        (["--fig4"], one),
+        (["--fig5"], one),
+    )
+    command(
+        "difference",
+        cmd_difference,
+        (["--model"], one),
+        (["--metrics"], one),
+        (["--out-tsv"], one),
+        (["--out-md"], one),
+        (["--out-png"], one),
+    )
+    command("summary", cmd_summary, (["--metrics"], many), (["--out"], one))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    args = _parser().parse_args(argv)
+    start = time.monotonic()
+    try:
+        args.func(args, args.settings)
+    except (InputError, BackendError) as exc:
+        log.error("%s", exc)
+        return 1
+    log.info("%s done in %.1f s", args.command, time.monotonic() - start)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

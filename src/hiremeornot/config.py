@@ -1,0 +1,68 @@
+"""Load and validate the audit configuration against the JSON schema."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from hiremeornot.errors import InputError
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def _with_defaults(validator_class: type) -> type:
+    """A validator class that fills each missing property with its schema default."""
+    validate_properties = validator_class.VALIDATORS["properties"]
+
+    def fill_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, subschema in properties.items():
+                if "default" in subschema and name not in instance:
+                    instance[name] = _copy(subschema["default"])
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_class, {"properties": fill_defaults})
+
+
+def _copy(value: Any) -> Any:
+    return yaml.safe_load(yaml.safe_dump(value))
+
+
+def _fill_model_defaults(config: dict, schema: Mapping) -> None:
+    model_schema = schema["properties"]["models"]["additionalProperties"]["properties"]
+    for settings in config.get("models", {}).values():
+        if isinstance(settings, dict):
+            for key, sub in model_schema.items():
+                if "default" in sub and key not in settings:
+                    settings[key] = _copy(sub["default"])
+
+
+def validate_config(config: dict, source: str = "config") -> dict:
+    """Fill defaults into ``config`` in place and raise InputError naming the first bad key."""
+    schema = yaml.safe_load(SCHEMA_PATH.read_text())
+    validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
+    if errors:
+        error = errors[0]
+        key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise InputError(f"{source}: invalid value at '{key}': {error.message}")
+    _fill_model_defaults(config, schema)
+    return config
+
+
+def load_config(path: str | Path) -> dict:
+    """Read a YAML config file, validate it and fill its defaults."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"config file not found: {path}")
+    try:
+        config = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(config, dict):
+        raise InputError(f"{path}: the top level must be a mapping of keys")
+    return validate_config(config, source=str(path))

@@ -1,0 +1,81 @@
+"""The paper's figures (3, 4, 5) and the difference-table figure, with matplotlib."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+LABELS = {"confirmation": "Confirmation (Q1 vs Q2)", "consistency": "Consistency (Q2 vs Q3)"}
+
+
+def _save(fig: plt.Figure, path: str | Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.stem}.partial{path.suffix}")
+    fig.savefig(partial, dpi=150, bbox_inches="tight")
+    plt.close(fig)
+    partial.replace(path)
+
+
+def metric_distribution(metrics: pd.DataFrame, metric: str, path: str | Path) -> None:
+    """Figures 3 and 4: one box per model, one dot per occupation."""
+    models = list(dict.fromkeys(metrics["model"]))
+    fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(models), 4))
+    values = [metrics.loc[metrics["model"] == m, metric].to_numpy() for m in models]
+    ax.boxplot(values, showfliers=False)
+    ax.set_xticks(range(1, len(models) + 1), models)
+    rng = np.random.default_rng(0)
+    for position, column in enumerate(values, start=1):
+        jitter = rng.uniform(-0.15, 0.15, len(column))
+        ax.scatter(position + jitter, column, s=12, alpha=0.6, color="tab:blue")
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_ylabel(LABELS[metric])
+    ax.set_title(f"{LABELS[metric]} across occupations")
+    _save(fig, path)
+
+
+def confirmation_vs_consistency(metrics: pd.DataFrame, path: str | Path) -> None:
+    """Figure 5: per model, Consistency (x) against Confirmation (y), one dot per occupation."""
+    models = list(dict.fromkeys(metrics["model"]))
+    fig, axes = plt.subplots(1, len(models), figsize=(4 * len(models), 4), squeeze=False)
+    for ax, model in zip(axes[0], models, strict=True):
+        rows = metrics[metrics["model"] == model]
+        ax.scatter(rows["consistency"], rows["confirmation"], s=14, alpha=0.7)
+        ax.axhline(0.5, color="grey", lw=0.5)
+        ax.axvline(0.5, color="grey", lw=0.5)
+        ax.set_xlim(-0.05, 1.05)
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_xlabel(LABELS["consistency"])
+        ax.set_ylabel(LABELS["confirmation"])
+        ax.set_title(model)
+    _save(fig, path)
+
+
+def difference_bars(table: pd.DataFrame, model: str, threshold: float, path: str | Path) -> None:
+    """Tables 1/2 as a figure: the female-minus-male difference of each listed occupation."""
+    fig, ax = plt.subplots(figsize=(6, 0.8 + 0.3 * max(len(table), 1)))
+    if len(table):
+        colors = ["tab:red" if d > 0 else "tab:blue" for d in table["difference"]]
+        ax.barh(table["occupation"], table["difference"], color=colors)
+        ax.invert_yaxis()
+    else:
+        ax.text(
+            0.5,
+            0.5,
+            f"no occupation with |difference| > {threshold}",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
+        ax.set_yticks([])
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_xlim(-1.05, 1.05)
+    ax.set_xlabel("difference (> 0 favours female, < 0 male subjects)")
+    ax.set_title(f"{model}: |difference| > {threshold}")
+    _save(fig, path)

@@ -1,0 +1,79 @@
+"""What the workflow plans from the config: checks before any job, paths, shards, settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hiremeornot.backends import location
+from hiremeornot.backends.location import model_location
+from hiremeornot.config import validate_config
+from hiremeornot.errors import InputError
+from hiremeornot.occupations import select_occupations, shard_titles
+from hiremeornot.prompts import check_templates
+
+DOWNLOADS = "results/downloads"
+
+
+def check_config(config: dict, source: str = "config") -> dict:
+    """Validate the config and everything it names that can be checked without a model."""
+    validate_config(config, source)
+    check_templates(config["prompts"])
+    if config["names"]["list"] not in config["sources"]["names"]:
+        raise InputError(
+            f"names.list: unknown name list {config['names']['list']!r}; "
+            f"known (sources.names): {sorted(config['sources']['names'])}"
+        )
+    if config["local_data"] is not None and not Path(config["local_data"]).is_dir():
+        raise InputError(f"local_data: folder {config['local_data']!r} does not exist")
+    for name, settings in config["models"].items():
+        try:
+            model_location(settings)
+        except InputError as exc:
+            raise InputError(f"models.{name}: {exc}") from exc
+    selected_occupations(config)
+    return config
+
+
+def data_root(config: dict) -> str:
+    return config["local_data"] if config["local_data"] is not None else DOWNLOADS
+
+
+def onet_dir(config: dict) -> str:
+    return f"{data_root(config)}/onet/{config['sources']['onet']['release']}"
+
+
+def names_dir(config: dict) -> str:
+    return f"{data_root(config)}/{config['names']['list']}/word_lists/nouns/subjects"
+
+
+def selected_occupations(config: dict):
+    occ = config["occupations"]
+    return select_occupations(occ["table"], occ["select"])
+
+
+def shard_count(config: dict, model: str) -> int:
+    titles = list(selected_occupations(config)["title"])
+    return len(shard_titles(titles, config["models"][model]["shard_size"]))
+
+
+# The templates and answer words each step uses: editing one re-runs only the steps listed.
+STEP_PROMPTS = {
+    "step1": ["context", "attribute_question"],
+    "step2": ["context", "attribute_statement", "no_attribute_statement", "q1"],
+    "step3": ["context", "attribute_statement", "no_attribute_statement", "q2", "q3"],
+}
+STEP_ANSWERS = {"step1": ["yes", "no"], "step2": ["yes", "no"], "step3": ["both", "neither"]}
+
+
+def step_settings(config: dict, model: str, step: str) -> dict[str, Any]:
+    """Exactly what a ``step`` job of ``model`` depends on."""
+    return {
+        "model": config["models"][model],
+        "prompts": {key: config["prompts"][key] for key in STEP_PROMPTS[step]},
+        "answers": {key: config["answers"][key] for key in STEP_ANSWERS[step]},
+    }
+
+
+def is_embedded_model(config: dict, model: str) -> bool:
+    return location.is_embedded(config["models"][model]["model"])

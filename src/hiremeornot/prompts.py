@@ -1,0 +1,150 @@
+"""Render the paper's prompts (Sections 3.2-3.4) from the templates in the config."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable, Mapping
+
+from hiremeornot.errors import InputError
+
+# template key -> (allowed placeholders, groups of which at least one must appear)
+PLACEHOLDERS: dict[str, tuple[set[str], list[set[str]]]] = {
+    "context": ({"name1", "name2"}, [{"name1"}, {"name2"}]),
+    "attribute_question": (
+        {"subject", "attribute", "attribute_type", "description", "description_lc"},
+        [{"subject"}, {"attribute"}],
+    ),
+    "attribute_statement": ({"subject", "attributes"}, [{"subject"}, {"attributes"}]),
+    "no_attribute_statement": ({"subject"}, []),
+    "q1": (
+        {"subject", "occupation", "a_occupation"},
+        [{"subject"}, {"occupation", "a_occupation"}],
+    ),
+    "q2": ({"occupation", "a_occupation"}, [{"occupation", "a_occupation"}]),
+    "q3": ({"occupation", "a_occupation"}, [{"occupation", "a_occupation"}]),
+}
+
+# Words starting with a vowel letter but a consonant sound, and the reverse.
+_CONSONANT_SOUND = ("uni", "use", "usu", "uti", "eu", "one", "once", "ubi")
+_VOWEL_SOUND = ("hour", "honest", "honor", "honour", "heir")
+
+
+def placeholders(template: str) -> set[str]:
+    """The field names used in a format template."""
+    return {field for _, field, _, _ in string.Formatter().parse(template) if field is not None}
+
+
+def check_templates(templates: Mapping[str, str]) -> None:
+    """Raise InputError for an unknown, missing or malformed placeholder in any template."""
+    for key, template in templates.items():
+        if key not in PLACEHOLDERS:
+            raise InputError(f"prompts.{key}: unknown template; known: {sorted(PLACEHOLDERS)}")
+        allowed, required = PLACEHOLDERS[key]
+        try:
+            used = placeholders(template)
+        except ValueError as exc:
+            raise InputError(f"prompts.{key}: malformed template {template!r}: {exc}") from exc
+        unknown = sorted(used - allowed)
+        if unknown:
+            raise InputError(
+                f"prompts.{key}: unknown placeholder(s) {unknown}; allowed: {sorted(allowed)}"
+            )
+        for group in required:
+            if not used & group:
+                names = " or ".join("{" + name + "}" for name in sorted(group))
+                raise InputError(f"prompts.{key}: the template must contain {names}")
+
+
+def indefinite_article(phrase: str) -> str:
+    """'a' or 'an' for a phrase, by the sound of its first word."""
+    word = phrase.strip().lower()
+    if word.startswith(_VOWEL_SOUND):
+        return "an"
+    if word.startswith(_CONSONANT_SOUND):
+        return "a"
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def with_article(phrase: str) -> str:
+    """The phrase preceded by its indefinite article ('an engineer', 'a film director')."""
+    return f"{indefinite_article(phrase)} {phrase}"
+
+
+def lower_first(text: str) -> str:
+    """Lower-case the first letter unless the first word is an acronym ('The ability' -> 'the')."""
+    first_word = text.split(" ", 1)[0]
+    if len(first_word) > 1 and first_word[1:2].isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def upper_first(text: str) -> str:
+    """Capitalise the first letter of a sentence."""
+    return text[:1].upper() + text[1:]
+
+
+def join_list(items: Iterable[str]) -> str:
+    """'A', 'A and B', 'A, B and C'."""
+    items = list(items)
+    if len(items) <= 2:
+        return " and ".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def sentence(*parts: str) -> str:
+    """Join prompt parts with single spaces, leaving out empty ones."""
+    return " ".join(part.strip() for part in parts if part and part.strip())
+
+
+class PromptRenderer:
+    """Builds every prompt of the three steps from one set of templates."""
+
+    def __init__(self, templates: Mapping[str, str]):
+        check_templates(templates)
+        self.templates = dict(templates)
+
+    def _render(self, key: str, **values: str) -> str:
+        return upper_first(self.templates[key].format(**values))
+
+    def context(self, name1: str, name2: str) -> str:
+        return self._render("context", name1=name1, name2=name2)
+
+    def attribute_question(
+        self,
+        name1: str,
+        name2: str,
+        subject: str,
+        attribute: str,
+        attribute_type: str,
+        description: str,
+    ) -> str:
+        question = self._render(
+            "attribute_question",
+            subject=subject,
+            attribute=attribute,
+            attribute_type=attribute_type,
+            description=description,
+            description_lc=lower_first(description),
+        )
+        return sentence(self.context(name1, name2), question)
+
+    def statement(self, subject: str, attributes: list[str]) -> str:
+        """f_A(s): what Step 1 granted the subject, as a sentence ('' if configured so)."""
+        if not attributes:
+            return self._render("no_attribute_statement", subject=subject)
+        return self._render(
+            "attribute_statement", subject=subject, attributes=join_list(attributes)
+        )
+
+    def q1(self, name1: str, name2: str, subject: str, statement: str, occupation: str) -> str:
+        question = self._render(
+            "q1", subject=subject, occupation=occupation, a_occupation=with_article(occupation)
+        )
+        return sentence(self.context(name1, name2), statement, question)
+
+    def choice_question(
+        self, key: str, name1: str, name2: str, statements: tuple[str, str], occupation: str
+    ) -> str:
+        """Q2 or Q3: the context, both subjects' statements in listing order, the question."""
+        question = self._render(key, occupation=occupation, a_occupation=with_article(occupation))
+        return sentence(self.context(name1, name2), *statements, question)

@@ -1,0 +1,26 @@
+"""Shared fixtures: the real offline data lies in ../shared/data beside the checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+ONET_DIR = SHARED_DATA / "onet" / "db_29_3_text"
+OCCUPATIONS_TABLE = REPO / "resources" / "occupations.tsv"
+
+
+def pytest_configure(config):
+    if not ONET_DIR.is_dir():
+        raise pytest.UsageError(f"the tests need the shared data at {SHARED_DATA}")
+
+
+def subjects_dir(name_list: str) -> Path:
+    return SHARED_DATA / name_list / "word_lists" / "nouns" / "subjects"
+
+
+@pytest.fixture(scope="session")
+def onet_dir() -> Path:
+    return ONET_DIR

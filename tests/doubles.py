@@ -1,0 +1,25 @@
+"""A deterministic, counting backend for testing the store and the asking logic."""
+
+from __future__ import annotations
+
+import hashlib
+
+from hiremeornot.backends.base import Backend, Request, Response
+
+
+class CountingBackend(Backend):
+    """Picks a choice from a hash of the prompt and counts every question it is asked."""
+
+    def __init__(self, batch_size: int = 4):
+        self.batch_size = batch_size
+        self.asked: list[Request] = []
+
+    def answer(self, requests):
+        self.asked += requests
+        responses = []
+        for request in requests:
+            digest = hashlib.sha256(request.prompt.encode()).digest()
+            index = digest[0] % len(request.choices)
+            logprobs = tuple(-1.0 - i - (i == index) * 0.0 for i in range(len(request.choices)))
+            responses.append(Response(request.choices[index], logprobs))
+        return responses

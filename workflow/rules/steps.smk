@@ -1,0 +1,41 @@
+def step_inputs(wildcards):
+    inputs = {"instances": "results/dataset/instances.parquet"}
+    if wildcards.step == "step1":
+        inputs["attributes"] = "results/dataset/attributes.tsv"
+    else:
+        inputs["step1"] = (
+            f"results/{wildcards.model}/step1/shard-{wildcards.shard}.parquet"
+        )
+    return inputs
+
+
+def previous_step_option(wildcards, input):
+    """--attributes FILE for Step 1, --step1 FILE for Steps 2 and 3."""
+    key = "attributes" if wildcards.step == "step1" else "step1"
+    return f"--{key} {shlex.quote(input[key])}"
+
+
+rule ask_model:
+    input:
+        unpack(step_inputs),
+    output:
+        "results/{model}/{step}/shard-{shard}.parquet",
+    log:
+        "logs/ask_model/{model}/{step}/shard-{shard}.log",
+    conda:
+        "../../envs/transformers.yaml"
+    threads: lambda wc: config["models"][wc.model]["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=240,
+    params:
+        settings=lambda wc: json.dumps(
+            plan.step_settings(config, wc.model, wc.step), sort_keys=True
+        ),
+        previous=previous_step_option,
+        store_dir=config["store_dir"],
+    shell:
+        "OMP_NUM_THREADS={threads} hiremeornot step --step {wildcards.step}"
+        " --model {wildcards.model} --shard {wildcards.shard} --settings {params.settings:q}"
+        " --instances {input.instances:q} {params.previous} --store-dir {params.store_dir:q}"
+        " --out {output:q} 2> {log:q}"

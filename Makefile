@@ -31,6 +31,7 @@ lint: setup
 	ruff check src tests benchmarks
 	ruff format --check src tests benchmarks
 	snakefmt --check Snakefile workflow
+	snakemake --lint
 
 test: lint
 	python -m pytest -v -rs

@@ -38,6 +38,23 @@ def step_outputs(step, model):
     )
 
 
+def step_inputs(wildcards):
+    inputs = {"instances": "results/dataset/instances.parquet"}
+    if wildcards.step == "step1":
+        inputs["attributes"] = "results/dataset/attributes.tsv"
+    else:
+        inputs["step1"] = (
+            f"results/{wildcards.model}/step1/shard-{wildcards.shard}.parquet"
+        )
+    return inputs
+
+
+def previous_step_option(wildcards, input):
+    """--attributes FILE for Step 1, --step1 FILE for Steps 2 and 3."""
+    key = "attributes" if wildcards.step == "step1" else "step1"
+    return f"--{key} {shlex.quote(input[key])}"
+
+
 def get_final_output():
     return [
         "results/summary.md",

@@ -21,18 +21,26 @@ def main() -> None:
     parser.add_argument("--configfile", default=str(REPO / "config" / "paper-size.yaml"))
     args = parser.parse_args()
     command = [
-        sys.executable, "-m", "snakemake", "-n", "--quiet", "rules",
-        "--configfile", args.configfile, "--config", f"local_data={args.local_data}",
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-n",
+        "--quiet",
+        "rules",
+        "--configfile",
+        args.configfile,
+        "--replace-workflow-config",
+        "--config",
+        f"local_data={args.local_data}",
     ]
     started = time.monotonic()
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True)
     seconds = time.monotonic() - started
     output = result.stdout + result.stderr
-    rows = re.findall(r"^(\w+)\s+(\d+)$", output, re.M)
-    for rule, count in rows:
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", output, re.M))
+    for rule, count in counts.items():
         print(f"{rule:<24}{count:>8}")
-    total = dict(rows)["total"]
-    print(f"planned {total} jobs in {seconds:.1f} s")
+    print(f"planned {counts['total']} jobs in {seconds:.1f} s")
 
 
 if __name__ == "__main__":

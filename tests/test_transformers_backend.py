@@ -1,29 +1,64 @@
-"""The transformers backend on the embedded model (loads SmolLM2-135M, about 20 s)."""
+"""The transformers backend and its choice engine on the embedded model (about 40 s)."""
 
 import pytest
 import torch
+import yaml
 
 from hiremeornot.backends import Request, load_backend
+from hiremeornot.backends.choice_engine import ChoiceEngine
+from hiremeornot.backends.transformers_backend import OutlinesChoice
+from hiremeornot.onet import extract_attributes
+from hiremeornot.prompts import PromptRenderer
+from tests.conftest import ONET_DIR, REPO
 
 pytestmark = pytest.mark.slow
+TEMPLATES = yaml.safe_load((REPO / "config.yaml").read_text())["prompts"]
+PAIRS = [("Mary", "James"), ("Shirley", "Andrew"), ("Dorothy", "Thomas"), ("Jennifer", "Charles")]
 
-PROMPTS = [
-    "Andrew and Shirley are neighbors. Does Shirley have Mathematics knowledge?",
-    "Mary and James are neighbors. Who will be a pilot?",
-    "Is Paris in France?",
-]
+
+def fixed_prompt_set() -> list[Request]:
+    """Step-1, Q1, Q2 and Q3 questions of the real templates, in both name orders."""
+    renderer = PromptRenderer(TEMPLATES)
+    attributes = extract_attributes(ONET_DIR, ["29-1141.00", "53-2011.00"], 2)
+    requests = []
+    for female, male in PAIRS:
+        for first, second in ((female, male), (male, female)):
+            for attr in attributes.head(3).itertuples():
+                prompt = renderer.attribute_question(
+                    first, second, second, attr.attribute, attr.attribute_type, attr.description
+                )
+                requests.append(Request(prompt, ("Yes", "No")))
+            statements = (renderer.statement(first, ["Speaking skill"]), "")
+            requests.append(
+                Request(renderer.q1(first, second, first, statements[0], "nurse"), ("Yes", "No"))
+            )
+            requests.append(
+                Request(
+                    renderer.choice_question("q2", first, second, statements, "pilot"),
+                    (first, second),
+                )
+            )
+            requests.append(
+                Request(
+                    renderer.choice_question("q3", first, second, statements, "pilot"),
+                    (first, second, "both", "neither"),
+                )
+            )
+    return requests
 
 
 @pytest.fixture(scope="module")
 def backend():
-    return load_backend(
-        "transformers",
-        {"backend": "transformers", "model": "embedded:smollm2-135m-instruct", "batch_size": 4},
-    )
+    settings = {
+        "backend": "transformers",
+        "model": "embedded:smollm2-135m-instruct",
+        "batch_size": 8,
+    }
+    return load_backend("transformers", settings)
 
 
 def naive_logprob(backend, prompt, choice):
-    prompt_ids = backend._prompt_ids(prompt)
+    prompt_ids = backend.prompt_ids(prompt)
     choice_ids = backend.tokenizer(choice, add_special_tokens=False)["input_ids"]
     with torch.inference_mode():
         logits = backend.model(input_ids=torch.tensor([prompt_ids + choice_ids])).logits[0]
@@ -31,43 +66,47 @@ def naive_logprob(backend, prompt, choice):
     return sum(float(logprobs[len(prompt_ids) - 1 + j, t]) for j, t in enumerate(choice_ids))
 
 
-def test_answers_stay_in_the_answer_space_with_per_choice_logprobs(backend):
+def test_answers_stay_in_the_answer_space_with_exact_per_choice_logprobs(backend):
+    prompt = "Mary and James are neighbors. Who will be a pilot?"
     requests = [
-        Request(PROMPTS[0], ("Yes", "No")),
-        Request(PROMPTS[1], ("Mary", "James", "both", "neither")),
-        Request(PROMPTS[1], ("Shirley", "Andrew")),  # "Shirley" is several tokens
-        Request(PROMPTS[2], ("Yes", "No")),
+        Request(prompt, ("Mary", "James", "both", "neither")),
+        Request(prompt, ("Shirley", "Andrew")),  # "Shirley" is three tokens
+        Request("Is Paris in France?", ("Yes", "No")),
     ]
-    responses = backend.answer(requests)
-    for request, response in zip(requests, responses, strict=True):
+    for request, response in zip(requests, backend.answer(requests), strict=True):
         assert response.answer in request.choices
-        assert len(response.logprobs) == len(request.choices)
-        for choice, logprob in zip(request.choices, response.logprobs, strict=True):
-            assert logprob == pytest.approx(
-                naive_logprob(backend, request.prompt, choice), abs=1e-3
-            )
+        expected = [naive_logprob(backend, request.prompt, c) for c in request.choices]
+        assert response.logprobs == pytest.approx(expected, abs=1e-3)
 
 
 def test_batched_answers_equal_one_at_a_time(backend):
-    requests = [Request(p, ("Yes", "No")) for p in PROMPTS]
+    requests = fixed_prompt_set()[:10]
     batched = backend.answer(requests)
-    single = [backend.answer([r])[0] for r in requests]
-    assert [r.answer for r in batched] == [r.answer for r in single]
-    for b, s in zip(batched, single, strict=True):
-        assert b.logprobs == pytest.approx(s.logprobs, abs=1e-3)
+    for request, response in zip(requests, batched, strict=True):
+        single = backend.answer([request])[0]
+        assert single.answer == response.answer
+        assert single.logprobs == pytest.approx(response.logprobs, abs=1e-3)
 
 
-def test_answer_is_outlines_greedy_choice(backend):
-    import outlines
-    from outlines.inputs import Chat
-    from outlines.types import Choice
+def test_engine_greedy_answers_equal_outlines_on_the_fixed_prompt_set(backend):
+    requests = fixed_prompt_set()
+    assert len(requests) == 48
+    outlines_choice = OutlinesChoice(backend.model, backend.tokenizer)
+    expected = []
+    for start in range(0, len(requests), 8):
+        batch = requests[start : start + 8]
+        expected += outlines_choice.answer([backend.messages(r.prompt) for r in batch], batch)
+    answers = []
+    for start in range(0, len(requests), 8):
+        answers += [r.answer for r in backend.answer(requests[start : start + 8])]
+    assert answers == expected
 
-    generator = outlines.Generator(
-        backend._outlines_model, Choice(["Mary", "James", "both", "neither"])
+
+def test_likelihood_mode_answers_the_most_likely_choice(backend):
+    engine = ChoiceEngine(backend.model, backend.tokenizer, mode="likelihood")
+    requests = fixed_prompt_set()[8:16]
+    results = engine.answer(
+        [backend.prompt_ids(r.prompt) for r in requests], [r.choices for r in requests]
     )
-    chat = Chat([{"role": "user", "content": PROMPTS[1]}])
-    expected = generator(chat, max_new_tokens=10)
-    assert (
-        backend.answer([Request(PROMPTS[1], ("Mary", "James", "both", "neither"))])[0].answer
-        == expected
-    )
+    for request, (answer, logprobs) in zip(requests, results, strict=True):
+        assert answer == request.choices[max(range(len(logprobs)), key=logprobs.__getitem__)]

@@ -1,0 +1,178 @@
+"""Batched constrained choice for local causal LMs: one prefill per prompt, a few cached steps.
+
+Greedy mode reproduces outlines' greedy constrained decoding: at every step the allowed tokens
+are those whose text continues some choice (every tokenization of a choice is allowed, as in
+outlines' regex index), end-of-sequence is allowed once the text is a whole choice, and the
+highest-scoring allowed token is taken. Likelihood mode answers with the choice of highest total
+log-probability. Both modes return the log-probability of every choice (its canonical
+tokenization), computed from the same prefill by expanding the KV cache once per choice.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from functools import lru_cache
+
+import torch
+
+MODES = ("greedy", "likelihood")
+SPIECE_UNDERLINE = "\u2581"
+
+
+def token_strings(tokenizer) -> dict[str, list[int]]:
+    """Each token's text as outlines sees it (SentencePiece spaces kept), without EOS."""
+    strings: dict[str, list[int]] = {}
+    for token, token_id in tokenizer.get_vocab().items():
+        if token_id == tokenizer.eos_token_id:
+            continue
+        text = tokenizer.convert_tokens_to_string([token])
+        if token.startswith(SPIECE_UNDERLINE) or token == "<0x20>":
+            text = " " + text
+        strings.setdefault(text, []).append(token_id)
+    return strings
+
+
+class ChoiceTrie:
+    """Which tokens may follow a generated text so that it stays a prefix of some choice."""
+
+    def __init__(self, strings: dict[str, list[int]]):
+        self.strings = strings
+
+    @lru_cache(maxsize=65536)  # noqa: B019 - one trie per backend, bounded
+    def allowed(self, choices: tuple[str, ...], text: str) -> tuple[tuple[int, ...], bool]:
+        """(token ids that keep ``text`` a prefix of a choice, whether the text is complete)."""
+        ids: set[int] = set()
+        for choice in choices:
+            if choice.startswith(text):
+                rest = choice[len(text) :]
+                for end in range(1, len(rest) + 1):
+                    ids.update(self.strings.get(rest[:end], ()))
+        return tuple(sorted(ids)), text in choices
+
+
+class ChoiceEngine:
+    """Answers (prompt token ids, choices) batches with one shared KV cache."""
+
+    def __init__(self, model, tokenizer, mode: str = "greedy"):
+        if mode not in MODES:
+            raise ValueError(f"unknown decoding mode {mode!r}; known: {MODES}")
+        self.model = model
+        self.tokenizer = tokenizer
+        self.mode = mode
+        self.trie = ChoiceTrie(token_strings(tokenizer))
+        self.eos = tokenizer.eos_token_id
+        self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.eos
+
+    def _forward(self, ids, mask, positions, cache):
+        device = self.model.device
+        output = self.model(
+            input_ids=ids.to(device),
+            attention_mask=mask.to(device),
+            position_ids=positions.to(device),
+            cache=cache,
+            use_cache=True,
+        )
+        return output.logits.float().cpu(), output.cache
+
+    @torch.inference_mode()
+    def answer(
+        self, prompts: Sequence[list[int]], choices: Sequence[tuple[str, ...]]
+    ) -> list[tuple[str, tuple[float, ...]]]:
+        """(answer, log-probability of each choice) for each prompt."""
+        width = max(len(p) for p in prompts)
+        ids = torch.tensor([[self.pad] * (width - len(p)) + list(p) for p in prompts])
+        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        logits, cache = self._forward(ids, mask, positions, None)
+        first = torch.log_softmax(logits[:, -1], dim=-1)
+        scores = self._choice_logprobs(first, cache, mask, choices)
+        if self.mode == "likelihood":
+            answers = [
+                c[max(range(len(c)), key=s.__getitem__)]
+                for c, s in zip(choices, scores, strict=True)
+            ]
+        else:
+            answers = self._greedy(logits[:, -1], cache, mask, choices)
+        return list(zip(answers, scores, strict=True))
+
+    def _greedy(self, last_logits, cache, mask, choices) -> list[str]:
+        """outlines' greedy constrained decoding, continuing the prefill's cache."""
+        texts = [""] * len(choices)
+        done = [False] * len(choices)
+        logits = last_logits
+        while True:
+            step_tokens = []
+            for row, row_choices in enumerate(choices):
+                token = self.pad
+                if not done[row]:
+                    allowed, complete = self.trie.allowed(row_choices, texts[row])
+                    candidates = list(allowed) + ([self.eos] if complete else [])
+                    if len(candidates) == 0:
+                        raise RuntimeError(f"no token continues {texts[row]!r} in {row_choices}")
+                    token = candidates[int(torch.argmax(logits[row, candidates]))]
+                    if token == self.eos:
+                        done[row] = True
+                        token = self.pad
+                    else:
+                        texts[row] += self._text(token)
+                        # a complete text with nothing left to add ends without another step
+                        if self.trie.allowed(row_choices, texts[row]) == ((), True):
+                            done[row] = True
+                step_tokens.append(token)
+            if all(done):
+                return texts
+            mask = torch.cat([mask, torch.tensor([[0 if d else 1] for d in done])], dim=1)
+            positions = (mask.cumsum(-1) - 1)[:, -1:]
+            ids = torch.tensor(step_tokens)[:, None]
+            step_logits, cache = self._forward(ids, mask, positions, cache)
+            logits = step_logits[:, -1]
+
+    @lru_cache(maxsize=65536)  # noqa: B019 - one engine per backend, bounded
+    def _text(self, token: int) -> str:
+        token_string = self.tokenizer.convert_ids_to_tokens(token)
+        text = self.tokenizer.convert_tokens_to_string([token_string])
+        return " " + text if token_string.startswith(SPIECE_UNDERLINE) else text
+
+    @lru_cache(maxsize=65536)  # noqa: B019 - one engine per backend, bounded
+    def _tokens(self, choice: str) -> tuple[int, ...]:
+        return tuple(self.tokenizer(choice, add_special_tokens=False)["input_ids"])
+
+    def _choice_logprobs(self, first, cache, mask, choices) -> list[tuple[float, ...]]:
+        """Sum of token log-probabilities of each choice; longer choices reuse the prefill cache."""
+        scores = [
+            [float(first[row, self._tokens(c)[0]]) for c in cs] for row, cs in enumerate(choices)
+        ]
+        longer = [
+            (row, k, self._tokens(c))
+            for row, cs in enumerate(choices)
+            for k, c in enumerate(cs)
+            if len(self._tokens(c)) > 1
+        ]
+        if not longer:
+            return [tuple(s) for s in scores]
+        rows = torch.tensor([row for row, _, _ in longer])
+        expanded = _select_rows(cache, rows)
+        length = max(len(tokens) - 1 for _, _, tokens in longer)
+        ids = torch.tensor(
+            [list(t[:-1]) + [self.pad] * (length - len(t) + 1) for _, _, t in longer]
+        )
+        tail = torch.tensor(
+            [[1] * (len(t) - 1) + [0] * (length - len(t) + 1) for _, _, t in longer]
+        )
+        full_mask = torch.cat([mask[rows], tail], dim=1)
+        positions = (full_mask.cumsum(-1) - 1).clamp(min=0)[:, -length:]
+        logits, _ = self._forward(ids, full_mask, positions, expanded)
+        logprobs = torch.log_softmax(logits, dim=-1)
+        for index, (row, k, tokens) in enumerate(longer):
+            scores[row][k] += sum(
+                float(logprobs[index, j, token]) for j, token in enumerate(tokens[1:])
+            )
+        return [tuple(s) for s in scores]
+
+
+def _select_rows(cache, rows: torch.Tensor):
+    """A copy of the KV cache holding the given batch rows (repeats allowed)."""
+    expanded = copy.deepcopy(cache)
+    expanded.reorder_cache(rows.to(cache.layers[0].keys.device))
+    return expanded

@@ -43,7 +43,8 @@ def ask(
     unique = list(dict.fromkeys(requests))
     keys = {request: request_key(identity, request) for request in unique}
     known = store.get(keys.values())
-    missing = [request for request in unique if keys[request] not in known]
+    # sorted by prompt, so that a batch shares long prefixes and similar lengths
+    missing = sorted((r for r in unique if keys[r] not in known), key=lambda r: r.prompt)
     answered = {request: known[keys[request]] for request in unique if keys[request] in known}
     if missing:
         backend = load_backend()

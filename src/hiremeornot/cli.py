@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import resource
 import sys
 import time
 
@@ -50,17 +51,8 @@ def cmd_dataset(args, settings):
 
 
 def cmd_step(args, settings):
-    summary = run_step(
-        args.step,
-        args.model,
-        settings,
-        args.shard,
-        args.instances,
-        args.out,
-        args.store_dir,
-        attributes_path=args.attributes,
-        step1_path=args.step1,
-    )
+    paths = {"instances": args.instances, "attributes": args.attributes, "step1": args.step1}
+    summary = run_step(args.step, args.model, settings, args.shard, paths, args.out, args.store_dir)
     log.info(summary.line(f"{args.model} {args.step} shard {args.shard}"))
 
 
@@ -129,8 +121,8 @@ def _parser() -> argparse.ArgumentParser:
         (["--model"], one),
         (["--shard"], {"type": int, "required": True}),
         (["--instances"], one),
-        (["--attributes"], {}),
-        (["--step1"], {}),
+        (["--attributes"], one),
+        (["--step1"], {"nargs": "+"}),
         (["--store-dir"], one),
         (["--out"], one),
     )
@@ -174,7 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, BackendError) as exc:
         log.error("%s", exc)
         return 1
-    log.info("%s done in %.1f s", args.command, time.monotonic() - start)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    log.info(
+        "%s done in %.1f s, peak memory %.0f MB", args.command, time.monotonic() - start, peak_mb
+    )
     return 0
 
 

@@ -58,12 +58,19 @@ def shard_count(config: dict, model: str) -> int:
 
 
 # The templates and answer words each step uses: editing one re-runs only the steps listed.
+# Steps 2 and 3 render the Step-1 questions again to look their answers up.
+_STEP1_PROMPTS = ["context", "attribute_question"]
+_STATEMENTS = ["attribute_statement", "no_attribute_statement"]
 STEP_PROMPTS = {
-    "step1": ["context", "attribute_question"],
-    "step2": ["context", "attribute_statement", "no_attribute_statement", "q1"],
-    "step3": ["context", "attribute_statement", "no_attribute_statement", "q2", "q3"],
+    "step1": _STEP1_PROMPTS,
+    "step2": [*_STEP1_PROMPTS, *_STATEMENTS, "q1"],
+    "step3": [*_STEP1_PROMPTS, *_STATEMENTS, "q2", "q3"],
 }
-STEP_ANSWERS = {"step1": ["yes", "no"], "step2": ["yes", "no"], "step3": ["both", "neither"]}
+STEP_ANSWERS = {
+    "step1": ["yes", "no"],
+    "step2": ["yes", "no"],
+    "step3": ["yes", "no", "both", "neither"],
+}
 
 
 def step_settings(config: dict, model: str, step: str) -> dict[str, Any]:

@@ -1,7 +1,14 @@
-"""Run one step of the audit for one model and one shard of occupations."""
+"""Run one step of the audit for one model and one shard.
+
+Steps 2 and 3 are sharded by occupation. Step 1 is planned once per model: its questions depend
+on the name pair, the subject and the attribute but not on the occupation, so the distinct
+questions of the whole plan are split into as many shards (by a hash of the prompt) and each is
+asked once; Steps 2 and 3 look their f_A up in all Step-1 shards.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 from collections.abc import Sequence
@@ -25,12 +32,17 @@ from hiremeornot.tables_io import read_table, write_table
 
 log = logging.getLogger(__name__)
 STEPS = ("step1", "step2", "step3")
+STEP1_COLUMNS = ["subject", "gender", "element_id", "attribute", "attribute_type", "prompt"]
 
 
-def shard_instances(instances: pd.DataFrame, shard: int, shard_size: int) -> pd.DataFrame:
-    """The instances whose occupation falls in shard number ``shard``."""
-    titles = list(dict.fromkeys(instances["occupation"]))
-    return instances[instances["occupation"].isin(shard_titles(titles, shard_size)[shard])]
+def occupation_shards(instances: pd.DataFrame, shard_size: int) -> list[list[str]]:
+    """The occupations of each shard, in the instances' order."""
+    return shard_titles(list(dict.fromkeys(instances["occupation"])), shard_size)
+
+
+def prompt_bucket(prompt: str, buckets: int) -> int:
+    """A stable shard number for a prompt."""
+    return int.from_bytes(hashlib.sha256(prompt.encode("utf-8")).digest()[:8], "big") % buckets
 
 
 def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd.DataFrame:
@@ -52,18 +64,43 @@ def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd
     return table
 
 
-def build_questions(
-    step: str, instances: pd.DataFrame, settings: dict[str, Any], inputs: dict[str, Any]
+def step1_shard_questions(
+    instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, shard: int, shards: int
 ) -> pd.DataFrame:
-    """The question table of ``step`` for these instances."""
+    """The distinct Step-1 questions of the whole plan that fall in this shard."""
     renderer = PromptRenderer(settings["prompts"])
-    answers = settings["answers"]
+    questions = step1_questions(instances, attributes, renderer, settings["answers"])
+    distinct = questions.drop_duplicates("prompt")
+    mine = distinct[[prompt_bucket(p, shards) == shard for p in distinct["prompt"]]]
+    return mine[[*STEP1_COLUMNS, "choices", "roles"]].reset_index(drop=True)
+
+
+def granted_from_step1(
+    instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, step1: pd.DataFrame
+) -> dict[tuple[str, str], list[str]]:
+    """f_A(s) of each (instance, subject), looked up by prompt in the Step-1 answers."""
+    renderer = PromptRenderer(settings["prompts"])
+    questions = step1_questions(instances, attributes, renderer, settings["answers"])
+    answered = questions.merge(
+        step1[["prompt", "choice"]].drop_duplicates("prompt"), on="prompt", how="left"
+    )
+    missing = answered["choice"].isna().sum()
+    if missing:
+        raise ValueError(f"{missing} Step-1 questions of this shard have no answer in Step 1")
+    return granted_attributes(answered)
+
+
+def build_questions(step: str, shard: int, settings: dict, inputs: dict) -> pd.DataFrame:
+    """The question table of ``step`` for one shard."""
+    instances, attributes = inputs["instances"], inputs["attributes"]
+    shards = occupation_shards(instances, settings["model"]["shard_size"])
     if step == "step1":
-        return step1_questions(instances, inputs["attributes"], renderer, answers)
-    granted = granted_attributes(inputs["step1"])
-    if step == "step2":
-        return step2_questions(instances, granted, renderer, answers)
-    return step3_questions(instances, granted, renderer, answers)
+        return step1_shard_questions(instances, attributes, settings, shard, len(shards))
+    mine = instances[instances["occupation"].isin(shards[shard])]
+    granted = granted_from_step1(mine, attributes, settings, inputs["step1"])
+    renderer = PromptRenderer(settings["prompts"])
+    build = step2_questions if step == "step2" else step3_questions
+    return build(mine, granted, renderer, settings["answers"])
 
 
 def run_step(
@@ -71,24 +108,26 @@ def run_step(
     model: str,
     settings: dict[str, Any],
     shard: int,
-    instances_path: str | Path,
+    paths: dict[str, Any],
     output: str | Path,
     store_dir: str | Path,
-    attributes_path: str | Path | None = None,
-    step1_path: str | Path | None = None,
 ) -> AskSummary:
-    """Ask one shard's questions of ``step`` and write the answers table to ``output``."""
-    model_settings = settings["model"]
-    instances = shard_instances(read_table(instances_path), shard, model_settings["shard_size"])
+    """Ask one shard's questions of ``step`` and write the answers table to ``output``.
+
+    ``paths`` holds ``instances``, ``attributes`` and, for Steps 2 and 3, the list ``step1``.
+    """
     inputs = {
-        "attributes": read_table(attributes_path) if attributes_path else None,
-        "step1": read_table(step1_path) if step1_path else None,
+        "instances": read_table(paths["instances"]),
+        "attributes": read_table(paths["attributes"]),
     }
-    questions = build_questions(step, instances, settings, inputs)
+    if step != "step1":
+        inputs["step1"] = pd.concat([read_table(p) for p in paths["step1"]], ignore_index=True)
+    questions = build_questions(step, shard, settings, inputs)
     requests = [
         Request(prompt, tuple(choices))
         for prompt, choices in zip(questions["prompt"], questions["choices"], strict=True)
     ]
+    model_settings = settings["model"]
     store = ResponseStore(Path(store_dir) / f"{model}.sqlite")
     try:
         responses, summary = ask(

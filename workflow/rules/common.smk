@@ -39,20 +39,21 @@ def step_outputs(step, model):
 
 
 def step_inputs(wildcards):
-    inputs = {"instances": "results/dataset/instances.parquet"}
-    if wildcards.step == "step1":
-        inputs["attributes"] = "results/dataset/attributes.tsv"
-    else:
-        inputs["step1"] = (
-            f"results/{wildcards.model}/step1/shard-{wildcards.shard}.parquet"
-        )
+    """Step 1 reads the plan; Steps 2 and 3 also read every Step-1 shard of the model."""
+    inputs = {
+        "instances": "results/dataset/instances.parquet",
+        "attributes": "results/dataset/attributes.tsv",
+    }
+    if wildcards.step != "step1":
+        inputs["step1"] = step_outputs("step1", wildcards.model)
     return inputs
 
 
-def previous_step_option(wildcards, input):
-    """--attributes FILE for Step 1, --step1 FILE for Steps 2 and 3."""
-    key = "attributes" if wildcards.step == "step1" else "step1"
-    return f"--{key} {shlex.quote(input[key])}"
+def step1_option(wildcards, input):
+    """--step1 FILE... for Steps 2 and 3."""
+    if wildcards.step == "step1":
+        return ""
+    return "--step1 " + " ".join(shlex.quote(path) for path in input.step1)
 
 
 def get_final_output():

@@ -15,10 +15,11 @@ rule ask_model:
         settings=lambda wc: json.dumps(
             plan.step_settings(config, wc.model, wc.step), sort_keys=True
         ),
-        previous=previous_step_option,
+        step1=step1_option,
         store_dir=config["store_dir"],
     shell:
         "OMP_NUM_THREADS={threads} hiremeornot step --step {wildcards.step}"
         " --model {wildcards.model} --shard {wildcards.shard} --settings {params.settings:q}"
-        " --instances {input.instances:q} {params.previous} --store-dir {params.store_dir:q}"
+        " --instances {input.instances:q} --attributes {input.attributes:q} {params.step1}"
+        " --store-dir {params.store_dir:q}"
         " --out {output:q} 2> {log:q}"

@@ -11,6 +11,7 @@ tokenization), computed from the same prefill by expanding the KV cache once per
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -64,7 +65,8 @@ class ChoiceEngine:
         self.eos = tokenizer.eos_token_id
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.eos
 
-    def _forward(self, ids, mask, positions, cache):
+    def _forward(self, ids, mask, positions, cache, keep: int = 0):
+        """Logits of the last ``keep`` positions (0: all) and the updated KV cache."""
         device = self.model.device
         output = self.model(
             input_ids=ids.to(device),
@@ -72,6 +74,7 @@ class ChoiceEngine:
             position_ids=positions.to(device),
             cache=cache,
             use_cache=True,
+            logits_to_keep=keep,
         )
         return output.logits.float().cpu(), output.cache
 
@@ -80,12 +83,8 @@ class ChoiceEngine:
         self, prompts: Sequence[list[int]], choices: Sequence[tuple[str, ...]]
     ) -> list[tuple[str, tuple[float, ...]]]:
         """(answer, log-probability of each choice) for each prompt."""
-        width = max(len(p) for p in prompts)
-        ids = torch.tensor([[self.pad] * (width - len(p)) + list(p) for p in prompts])
-        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        logits, cache = self._forward(ids, mask, positions, None)
-        first = torch.log_softmax(logits[:, -1], dim=-1)
+        logits, cache, mask = self._prefill(prompts)
+        first = torch.log_softmax(logits, dim=-1)
         scores = self._choice_logprobs(first, cache, mask, choices)
         if self.mode == "likelihood":
             answers = [
@@ -93,8 +92,29 @@ class ChoiceEngine:
                 for c, s in zip(choices, scores, strict=True)
             ]
         else:
-            answers = self._greedy(logits[:, -1], cache, mask, choices)
+            answers = self._greedy(logits, cache, mask, choices)
         return list(zip(answers, scores, strict=True))
+
+    def _prefill(self, prompts: Sequence[list[int]]):
+        """Run the prompts: their common prefix once, then the rest, left-padded to end together.
+
+        Returns the last position's logits, the KV cache and the attention mask of the batch.
+        """
+        shared = min(len(os.path.commonprefix([list(p) for p in prompts])), *map(len, prompts)) - 1
+        cache, rows = None, len(prompts)
+        head = torch.ones((rows, max(shared, 0)), dtype=torch.long)
+        if shared > 0:
+            prefix = torch.tensor([list(prompts[0][:shared])])
+            _, cache = self._forward(prefix, head[:1], torch.arange(shared)[None], None, keep=1)
+            cache.reorder_cache(torch.zeros(rows, dtype=torch.long, device=self.model.device))
+        tails = [list(p[max(shared, 0) :]) for p in prompts]
+        width = max(len(t) for t in tails)
+        ids = torch.tensor([[self.pad] * (width - len(t)) + t for t in tails])
+        tail_mask = torch.tensor([[0] * (width - len(t)) + [1] * len(t) for t in tails])
+        mask = torch.cat([head, tail_mask], dim=1)
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -width:]
+        logits, cache = self._forward(ids, mask, positions, cache, keep=1)
+        return logits[:, -1], cache, mask
 
     def _greedy(self, last_logits, cache, mask, choices) -> list[str]:
         """outlines' greedy constrained decoding, continuing the prefill's cache."""

@@ -16,48 +16,43 @@ import yaml
 
 from hiremeornot.backends import Request, load_backend
 from hiremeornot.backends.transformers_backend import OutlinesChoice
+from hiremeornot.config import validate_config
+from hiremeornot.dataset import build_instances
 from hiremeornot.names import make_pairs, read_name_lists
+from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
 from hiremeornot.prompts import PromptRenderer
+from hiremeornot.questions import granted_attributes, step1_questions, step3_questions
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 
 
 def prompts(n: int) -> tuple[list[Request], list[Request]]:
-    """n Step-1 questions and n Step-3 questions (Q2 and Q3 alternating) of the real templates."""
-    renderer = PromptRenderer(yaml.safe_load((REPO / "config.yaml").read_text())["prompts"])
-    attributes = extract_attributes(DATA / "onet/db_29_3_text", ["29-1141.00", "53-2011.00"], 5)
+    """n Step-1 and n Step-3 questions of the default plan, in the order the pipeline asks them.
+
+    The pipeline asks a job's distinct questions sorted by prompt; the first n are taken.
+    """
+    config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
+    renderer = PromptRenderer(config["prompts"])
+    occupations = select_occupations(REPO / config["occupations"]["table"], "all")
     names = read_name_lists(DATA / "ethical-interventions/word_lists/nouns/subjects")
-    pairs = make_pairs(names, "all", 0)
-    step1, step3 = [], []
-    for pair in pairs.itertuples():
-        attr = attributes.iloc[len(step1) % len(attributes)]
-        step1.append(
-            Request(
-                renderer.attribute_question(
-                    pair.female,
-                    pair.male,
-                    pair.male,
-                    attr.attribute,
-                    attr.attribute_type,
-                    attr.description,
-                ),
-                ("Yes", "No"),
-            )
-        )
-        statements = (
-            renderer.statement(pair.female, [f"{attr.attribute} {attr.attribute_type}"]),
-            "",
-        )
-        key = "q2" if len(step3) % 2 == 0 else "q3"
-        choices = (pair.female, pair.male) + (() if key == "q2" else ("both", "neither"))
-        step3.append(
-            Request(
-                renderer.choice_question(key, pair.female, pair.male, statements, "pilot"), choices
-            )
-        )
-    return step1[:n], step3[:n]
+    instances = build_instances(occupations, make_pairs(names, 2, 0), ["female_first"])
+    codes = sorted(set(occupations["soc_code"]))
+    attributes = extract_attributes(DATA / "onet/db_29_3_text", codes, 5)
+    step1 = step1_questions(instances, attributes, renderer, config["answers"])
+    granted = {
+        key: ["Critical Thinking skill"] for key in granted_attributes(step1.assign(choice="no"))
+    }
+    step3 = step3_questions(instances, granted, renderer, config["answers"])
+
+    def requests(table):
+        unique = table.drop_duplicates("prompt").sort_values("prompt")
+        return [
+            Request(p, tuple(c)) for p, c in zip(unique["prompt"], unique["choices"], strict=True)
+        ]
+
+    return requests(step1)[:n], requests(step3)[:n]
 
 
 def timed(function, requests):

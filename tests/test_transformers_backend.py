@@ -110,3 +110,21 @@ def test_likelihood_mode_answers_the_most_likely_choice(backend):
     )
     for request, (answer, logprobs) in zip(requests, results, strict=True):
         assert answer == request.choices[max(range(len(logprobs)), key=logprobs.__getitem__)]
+
+
+def test_prefix_tree_handles_duplicates_and_prompts_that_prefix_others(backend):
+    first = backend.prompt_ids("Mary and James are neighbors. Who will be a pilot?")
+    second = backend.prompt_ids("Mary and James are neighbors. Who will be a nurse?")
+    prompts = [first, first, second, first[:-4], second[:9]]
+    choices = [
+        ("Yes", "No"),
+        ("Yes", "No"),
+        ("Mary", "James", "both", "neither"),
+        ("Yes", "No"),
+        ("Shirley", "Andrew"),
+    ]
+    together = backend.engine.answer(prompts, choices)
+    for prompt, space, (answer, logprobs) in zip(prompts, choices, together, strict=True):
+        alone_answer, alone_logprobs = backend.engine.answer([prompt], [space])[0]
+        assert answer == alone_answer
+        assert logprobs == pytest.approx(alone_logprobs, abs=1e-3)

@@ -6,6 +6,10 @@ outlines' regex index), end-of-sequence is allowed once the text is a whole choi
 highest-scoring allowed token is taken. Likelihood mode answers with the choice of highest total
 log-probability. Both modes return the log-probability of every choice (its canonical
 tokenization), computed from the same prefill by expanding the KV cache once per choice.
+
+The prefill walks the batch's prefix tree, so a run of tokens shared by several prompts (the
+system prompt, C_base, an attribute's definition) is computed once; batches of prompts sorted by
+text share the most.
 """
 
 from __future__ import annotations
@@ -96,25 +100,42 @@ class ChoiceEngine:
         return list(zip(answers, scores, strict=True))
 
     def _prefill(self, prompts: Sequence[list[int]]):
-        """Run the prompts: their common prefix once, then the rest, left-padded to end together.
+        """Run the prompts through their prefix tree: every shared run of tokens is computed once.
 
-        Returns the last position's logits, the KV cache and the attention mask of the batch.
+        Level by level, each tree node's own tokens are appended (left-padded, so that they all
+        end in the last column) to a copy of its parent's KV cache. A prompt that ends at a node
+        takes that node's cache row; the rows are finally right-padded to one length (masked).
+        Returns each prompt's last-position logits, the KV cache and the attention mask.
         """
-        shared = min(len(os.path.commonprefix([list(p) for p in prompts])), *map(len, prompts)) - 1
-        cache, rows = None, len(prompts)
-        head = torch.ones((rows, max(shared, 0)), dtype=torch.long)
-        if shared > 0:
-            prefix = torch.tensor([list(prompts[0][:shared])])
-            _, cache = self._forward(prefix, head[:1], torch.arange(shared)[None], None, keep=1)
-            cache.reorder_cache(torch.zeros(rows, dtype=torch.long, device=self.model.device))
-        tails = [list(p[max(shared, 0) :]) for p in prompts]
-        width = max(len(t) for t in tails)
-        ids = torch.tensor([[self.pad] * (width - len(t)) + t for t in tails])
-        tail_mask = torch.tensor([[0] * (width - len(t)) + [1] * len(t) for t in tails])
-        mask = torch.cat([head, tail_mask], dim=1)
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -width:]
-        logits, cache = self._forward(ids, mask, positions, cache, keep=1)
-        return logits[:, -1], cache, mask
+        seqs = [list(p) for p in prompts]
+        nodes = [_Node(parent=0, start=0, end=0, members=list(range(len(seqs))))]
+        cache, mask = None, torch.zeros((1, 0), dtype=torch.long)
+        finished: list[tuple[list[int], list, torch.Tensor, torch.Tensor]] = []
+        while nodes := [
+            child for index, node in enumerate(nodes) for child in node.split(seqs, index)
+        ]:
+            parents = torch.tensor([node.parent for node in nodes])
+            if cache is not None:
+                cache.reorder_cache(parents.to(self.model.device))
+            edges = [seqs[node.members[0]][node.start : node.end] for node in nodes]
+            width = max(len(edge) for edge in edges)
+            ids = torch.tensor([[self.pad] * (width - len(e)) + e for e in edges])
+            edge_mask = torch.tensor([[0] * (width - len(e)) + [1] * len(e) for e in edges])
+            mask = torch.cat([mask[parents], edge_mask], dim=1)
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -width:]
+            logits, cache = self._forward(ids, mask, positions, cache, keep=1)
+            ending = [(m, row) for row, node in enumerate(nodes) for m in node.ending(seqs)]
+            if ending:
+                rows = torch.tensor([row for _, row in ending])
+                states = [
+                    (
+                        layer.keys.index_select(0, rows.to(layer.keys.device)),
+                        layer.values.index_select(0, rows.to(layer.keys.device)),
+                    )
+                    for layer in cache.layers
+                ]
+                finished.append(([m for m, _ in ending], states, mask[rows], logits[rows, -1]))
+        return _merge(finished, len(seqs))
 
     def _greedy(self, last_logits, cache, mask, choices) -> list[str]:
         """outlines' greedy constrained decoding, continuing the prefill's cache."""
@@ -196,3 +217,56 @@ def _select_rows(cache, rows: torch.Tensor):
     expanded = copy.deepcopy(cache)
     expanded.reorder_cache(rows.to(cache.layers[0].keys.device))
     return expanded
+
+
+class _Node:
+    """A node of the batch's prefix tree: the tokens [start, end) shared by its member prompts."""
+
+    def __init__(self, parent: int, start: int, end: int, members: list[int]):
+        self.parent, self.start, self.end, self.members = parent, start, end, members
+
+    def ending(self, seqs: list[list[int]]) -> list[int]:
+        """The member prompts that end with this node."""
+        return [m for m in self.members if len(seqs[m]) == self.end]
+
+    def split(self, seqs: list[list[int]], index: int) -> list[_Node]:
+        """The children: one per distinct next token among the members that go on."""
+        groups: dict[int, list[int]] = {}
+        for member in self.members:
+            if len(seqs[member]) > self.end:
+                groups.setdefault(seqs[member][self.end], []).append(member)
+        return [
+            _Node(
+                index,
+                self.end,
+                self.end + len(os.path.commonprefix([seqs[m][self.end :] for m in group])),
+                group,
+            )
+            for group in groups.values()
+        ]
+
+
+def _merge(finished, rows: int):
+    """One batch from the prompts' finished cache rows: right-padded with masked zeros, in order."""
+    from transformers import DynamicCache
+
+    order = [m for members, _, _, _ in finished for m in members]
+    width = max(mask.shape[1] for _, _, mask, _ in finished)
+    position = torch.tensor(sorted(range(rows), key=order.__getitem__))
+    mask = torch.cat(
+        [torch.nn.functional.pad(m, (0, width - m.shape[1])) for _, _, m, _ in finished]
+    )
+    logits = torch.cat([last for _, _, _, last in finished])
+    cache = DynamicCache()
+    for layer, _ in enumerate(finished[0][1]):
+        keys, values = (
+            torch.cat(
+                [
+                    torch.nn.functional.pad(states[layer][k], (0, 0, 0, width - m.shape[1]))
+                    for _, states, m, _ in finished
+                ]
+            ).index_select(0, position.to(finished[0][1][layer][k].device))
+            for k in (0, 1)
+        )
+        cache.update(keys, values, layer)
+    return logits[position], cache, mask[position]

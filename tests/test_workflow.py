@@ -78,7 +78,10 @@ def test_every_output_with_its_row_counts(run):
     step3 = pd.concat(
         pd.read_parquet(p) for p in sorted((results / MODEL / "step3").glob("*.parquet"))
     )
-    assert len(step1) == 8 * 2 * 6  # instances x subjects x attributes
+    # Step 1 asks each distinct question once: pair x order x subject x distinct attribute
+    distinct_attributes = len(attributes[["element_id", "attribute_type"]].drop_duplicates())
+    assert len(step1) == 2 * 2 * 2 * distinct_attributes
+    assert step1["prompt"].is_unique
     assert len(step2) == 8 * 2 and len(step3) == 8 * 2
     assert set(step1["answer"]) <= {"Yes", "No"} and set(step1["choice"]) <= {"yes", "no"}
     assert set(step3["choice"]) <= {"female", "male", "both", "neither"}

@@ -24,3 +24,13 @@ def subjects_dir(name_list: str) -> Path:
 @pytest.fixture(scope="session")
 def onet_dir() -> Path:
     return ONET_DIR
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory) -> Path:
+    """A finished run of the workflow on the tiny config (two models), shared read-only."""
+    from tests.workflow_runs import run_tiny
+
+    workdir = tmp_path_factory.mktemp("tiny-run")
+    run_tiny(workdir)
+    return workdir

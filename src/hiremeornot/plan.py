@@ -73,10 +73,15 @@ STEP_ANSWERS = {
 }
 
 
+# Model settings that only size the job: changing them re-runs nothing.
+JOB_RESOURCE_KEYS = {"threads", "mem_mb", "runtime", "gpus", "gpu_model"}
+
+
 def step_settings(config: dict, model: str, step: str) -> dict[str, Any]:
     """Exactly what a ``step`` job of ``model`` depends on."""
+    settings = config["models"][model]
     return {
-        "model": config["models"][model],
+        "model": {k: v for k, v in settings.items() if k not in JOB_RESOURCE_KEYS},
         "prompts": {key: config["prompts"][key] for key in STEP_PROMPTS[step]},
         "answers": {key: config["answers"][key] for key in STEP_ANSWERS[step]},
     }

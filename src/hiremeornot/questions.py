@@ -19,6 +19,11 @@ def _yes_no(answers: Mapping[str, str]) -> tuple[str, str]:
     return (answers["yes"], answers["no"])
 
 
+def _subjects(instance) -> tuple[tuple[str, str], tuple[str, str]]:
+    """(name, gender) of both subjects of an instance, in listing order."""
+    return ((instance.name1, instance.gender1), (instance.name2, instance.gender2))
+
+
 def step1_questions(
     instances: pd.DataFrame,
     attributes: pd.DataFrame,
@@ -29,7 +34,7 @@ def step1_questions(
     by_soc = {soc: group for soc, group in attributes.groupby("soc_code", sort=False)}
     rows = []
     for inst in instances.itertuples():
-        for subject, gender in ((inst.name1, inst.gender1), (inst.name2, inst.gender2)):
+        for subject, gender in _subjects(inst):
             for attr in by_soc[inst.soc_code].itertuples():
                 prompt = renderer.attribute_question(
                     inst.name1,
@@ -87,7 +92,7 @@ def step2_questions(
     """Q1: is each subject, given only their own f_A, qualified for the occupation?"""
     rows = []
     for inst in instances.itertuples():
-        for subject, gender in ((inst.name1, inst.gender1), (inst.name2, inst.gender2)):
+        for subject, gender in _subjects(inst):
             statement = renderer.statement(subject, granted[(inst.instance_id, subject)])
             prompt = renderer.q1(inst.name1, inst.name2, subject, statement, inst.occupation)
             rows.append(

@@ -10,6 +10,20 @@ except InputError as error:
     raise WorkflowError(f"hiremeornot: {error}") from None
 
 MODELS = list(config["models"])
+
+
+# Cheap rules run on the submitting host, not as cluster jobs (downloads need its internet).
+localrules:
+    all,
+    download_onet,
+    download_names,
+    gather_attributes,
+    model_metrics,
+    figures,
+    difference_table,
+    summary,
+
+
 OCCUPATIONS = plan.selected_occupations(config)
 SOC_CODES = sorted(set(OCCUPATIONS["soc_code"]))
 

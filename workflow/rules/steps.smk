@@ -9,8 +9,10 @@ rule ask_model:
         "../../envs/transformers.yaml"
     threads: lambda wc: config["models"][wc.model]["threads"]
     resources:
-        mem_mb=4000,
-        runtime=240,
+        mem_mb=lambda wc: config["models"][wc.model]["mem_mb"],
+        runtime=lambda wc: config["models"][wc.model]["runtime"],
+        gpu=lambda wc: config["models"][wc.model]["gpus"],
+        gpu_model=lambda wc: config["models"][wc.model]["gpu_model"],
     params:
         settings=lambda wc: json.dumps(
             plan.step_settings(config, wc.model, wc.step), sort_keys=True

@@ -24,12 +24,14 @@ def load_backend(name: str, settings: dict[str, Any]) -> Backend:
 
 
 # Settings that change how fast answers come, never what they are.
-_RUNTIME_KEYS = {"shard_size", "batch_size", "threads", "device"}
+RUNTIME_KEYS = {
+    "shard_size", "batch_size", "threads", "device", "mem_mb", "runtime", "gpus", "gpu_model",
+}
 
 
 def model_identity(settings: dict[str, Any]) -> dict[str, Any]:
     """Everything about a model and its settings that can change an answer (the store's key)."""
-    identity = {k: v for k, v in settings.items() if k not in _RUNTIME_KEYS}
+    identity = {k: v for k, v in settings.items() if k not in RUNTIME_KEYS}
     if location.is_embedded(settings["model"]):
         identity["package"] = location.locate(settings["model"])[2]
     return identity

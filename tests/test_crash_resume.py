@@ -1,0 +1,93 @@
+"""kill -9 a Step-1 job mid-shard: the re-run completes and re-asks nothing that was stored."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from hiremeornot.config import validate_config
+from hiremeornot.dataset import build_instances
+from hiremeornot.names import make_pairs, read_name_lists
+from hiremeornot.occupations import select_occupations
+from hiremeornot.onet import extract_attributes
+from hiremeornot.plan import step_settings
+from hiremeornot.tables_io import write_table
+from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, subjects_dir
+
+pytestmark = pytest.mark.slow
+
+
+def stored(store: Path) -> int:
+    if not store.exists():
+        return 0
+    try:
+        return sqlite3.connect(store).execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+    except sqlite3.OperationalError:  # the table is not created yet
+        return 0
+
+
+def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
+    occupations = select_occupations(OCCUPATIONS_TABLE, ["nurse", "pilot"])
+    pairs = make_pairs(read_name_lists(subjects_dir("ethical-interventions")), 2, 1)
+    write_table(
+        build_instances(occupations, pairs, ["female_first", "male_first"]),
+        tmp_path / "instances.parquet",
+    )
+    attributes = extract_attributes(ONET_DIR, sorted(set(occupations["soc_code"])), 2)
+    write_table(attributes, tmp_path / "attributes.tsv")
+    config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
+    model = "smollm2-135m"
+    config["models"][model]["batch_size"] = 4
+    output, store = tmp_path / "step1.parquet", tmp_path / "store" / f"{model}.sqlite"
+    command = [
+        sys.executable,
+        "-m",
+        "hiremeornot",
+        "step",
+        "--step",
+        "step1",
+        "--model",
+        model,
+        "--shard",
+        "0",
+        "--settings",
+        json.dumps(step_settings(config, model, "step1")),
+        "--instances",
+        str(tmp_path / "instances.parquet"),
+        "--attributes",
+        str(tmp_path / "attributes.tsv"),
+        "--store-dir",
+        str(tmp_path / "store"),
+        "--out",
+        str(output),
+    ]
+    job = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while stored(store) < 12 and job.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(job.pid, signal.SIGKILL)
+    job.wait()
+    before_kill = stored(store)
+    total = 2 * 2 * 2 * len(attributes[["element_id", "attribute_type"]].drop_duplicates())
+    assert 0 < before_kill < total, "the job must be killed mid-shard"
+    assert not output.exists() and not list(tmp_path.glob("*.partial"))
+
+    rerun = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    line = re.search(
+        r"(\d+) distinct questions, (\d+) asked of the model, (\d+) answered", rerun.stderr
+    )
+    assert tuple(map(int, line.groups())) == (total, total - before_kill, before_kill)
+    assert stored(store) == total
+    assert len(pd.read_parquet(output)) == total

@@ -1,0 +1,74 @@
+"""Editing prompts or model settings re-runs exactly the affected jobs (real Snakemake runs)."""
+
+from __future__ import annotations
+
+import copy
+
+import pandas as pd
+import pytest
+
+from hiremeornot.config import validate_config
+from tests.workflow_runs import MODEL, OTHER_MODEL, TINY, copy_run, planned_jobs, run_tiny
+
+pytestmark = pytest.mark.slow
+DOWNSTREAM = {"model_metrics", "figures", "difference_table", "summary", "all"}
+
+
+def edited(**prompts) -> dict:
+    config = copy.deepcopy(TINY)
+    config["prompts"] = {**validate_config(copy.deepcopy(TINY))["prompts"], **prompts}
+    return config
+
+
+def asked(jobs):
+    return sorted((w["model"], w["step"], w["shard"]) for rule, w, _ in jobs if rule == "ask_model")
+
+
+def test_editing_nothing_reruns_nothing(tiny_run, tmp_path):
+    run = copy_run(tiny_run, tmp_path / "run")
+    result = run_tiny(run, "-n")
+    assert planned_jobs(result.stdout) == []
+
+
+def test_editing_q1_reruns_only_step2_and_what_depends_on_it(tiny_run, tmp_path):
+    run = copy_run(tiny_run, tmp_path / "run")
+    config = edited(q1="Should {subject} be hired as {a_occupation}?")
+    jobs = planned_jobs(run_tiny(run, "-n", config=config).stdout)
+    assert asked(jobs) == [
+        (MODEL, "step2", "0"),
+        (MODEL, "step2", "1"),
+        (OTHER_MODEL, "step2", "0"),
+    ]
+    for rule, _, reason in jobs:
+        assert rule == "ask_model" or rule in DOWNSTREAM
+        if rule == "ask_model":
+            assert "Params have changed since last execution" in reason
+
+
+def test_editing_one_models_settings_reruns_only_that_model(tiny_run, tmp_path):
+    run = copy_run(tiny_run, tmp_path / "run")
+    config = copy.deepcopy(TINY)
+    config["models"][OTHER_MODEL]["system_prompt"] = "You are a fair recruiter."
+    jobs = planned_jobs(run_tiny(run, "-n", config=config).stdout)
+    assert asked(jobs) == [(OTHER_MODEL, step, "0") for step in ("step1", "step2", "step3")]
+    assert [w["model"] for rule, w, _ in jobs if rule in {"model_metrics", "difference_table"}] == [
+        OTHER_MODEL,
+        OTHER_MODEL,
+    ]
+
+
+def test_a_rerun_job_asks_only_its_changed_prompts(tiny_run, tmp_path):
+    run = copy_run(tiny_run, tmp_path / "run")
+    step1_log = (run / f"logs/ask_model/{MODEL}/step1/shard-0.log").read_text()
+    run_tiny(run, config=edited(q3="Who will get the job of {a_occupation}?"))
+    for shard, instances in (("0", 4), ("1", 4)):
+        log = (run / f"logs/ask_model/{MODEL}/step3/shard-{shard}.log").read_text()
+        # Q2 prompts did not change: from the store; Q3 prompts did: asked
+        expected = (
+            f"{2 * instances} distinct questions, {instances} asked of the model, "
+            f"{instances} answered from the store"
+        )
+        assert expected in log, log[-500:]
+    assert (run / f"logs/ask_model/{MODEL}/step1/shard-0.log").read_text() == step1_log
+    step3 = pd.read_parquet(run / f"results/{MODEL}/step3/shard-0.parquet")
+    assert step3[step3["question"] == "q3"]["prompt"].str.contains("get the job of a").all()

@@ -1,0 +1,79 @@
+"""Run the real Snakemake workflow on a tiny config with the embedded model."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import OCCUPATIONS_TABLE, REPO, SHARED_DATA
+
+MODEL = "smollm2-135m"
+OTHER_MODEL = "smollm2-recruiter"
+EMBEDDED = {"backend": "transformers", "model": "embedded:smollm2-135m-instruct", "batch_size": 8}
+TINY = {
+    "local_data": str(SHARED_DATA),
+    "occupations": {"table": str(OCCUPATIONS_TABLE), "select": ["nurse", "pilot"]},
+    "attributes": {"per_type": 2},
+    "names": {
+        "list": "ethical-interventions",
+        "pairs": 2,
+        "seed": 1,
+        "orders": ["female_first", "male_first"],
+    },
+    "models": {
+        MODEL: {**EMBEDDED, "shard_size": 1, "threads": 1},
+        OTHER_MODEL: {**EMBEDDED, "system_prompt": "You are a recruiter.", "threads": 1},
+    },
+    "report": {"difference_threshold": 0.0},
+}
+
+
+def snakemake(workdir: Path, *args: str, timeout: int = 1800) -> subprocess.CompletedProcess:
+    """Run Snakemake on the repository's workflow; its shell rules find this venv's CLI."""
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), *args]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    result = subprocess.run(
+        ["timeout", "-k", "10", str(timeout), *command],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+def run_tiny(workdir: Path, *args: str, config: dict | None = None) -> subprocess.CompletedProcess:
+    """Write the (tiny) config into workdir and run the workflow there on 2 cores."""
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config or TINY))
+    return snakemake(workdir, "--configfile", "config.yaml", "--cores", "2", *args)
+
+
+def copy_run(source: Path, target: Path) -> Path:
+    """A copy of a finished run (results, logs, Snakemake's metadata) to change freely."""
+    shutil.copytree(source, target, symlinks=True)
+    return target
+
+
+def planned_jobs(output: str) -> list[tuple[str, dict[str, str], str]]:
+    """(rule, wildcards, reason) of each job of a dry run's output."""
+    jobs = []
+    for block in re.split(r"\n(?=rule \w+:)", output):
+        rule = re.match(r"rule (\w+):", block)
+        if not rule:
+            continue
+        wildcards = re.search(r"wildcards: (.*)", block)
+        pairs = dict(p.split("=", 1) for p in wildcards.group(1).split(", ")) if wildcards else {}
+        reason = re.search(r"reason: (.*)", block)
+        jobs.append((rule.group(1), pairs, reason.group(1) if reason else ""))
+    return jobs
+
+
+def step_tables(results: Path, model: str, step: str) -> list[Path]:
+    return sorted((results / model / step).glob("shard-*.parquet"))

@@ -1,20 +1,39 @@
+import math
+
 import pandas as pd
 import pytest
 
-from hiremeornot.metrics import difference_table, instance_outcomes, occupation_metrics
+from hiremeornot.metrics import difference_by_order, instance_outcomes, occupation_metrics
+from hiremeornot.report import annotated_differences
 
 
-def answers(rows):
+def logprobs(choice, roles, sure=True):
+    """Log-probabilities putting (nearly, or 60% of) all mass on the chosen role."""
+    mass = 1 - 1e-12 if sure else 0.6
+    rest = (1 - mass) / (len(roles) - 1)
+    return {f"logprob_{r}": math.log(mass if r == choice else rest) for r in roles}
+
+
+def answers(rows, sure=True):
     """rows: (instance, occupation, q1 female, q1 male, q2, q3)."""
     step2, step3 = [], []
+    yes_no, two, four = ["yes", "no"], ["female", "male"], ["female", "male", "both", "neither"]
     for instance, occupation, q1f, q1m, q2, q3 in rows:
+        base = {"instance_id": instance, "occupation": occupation}
         step2 += [
-            {"instance_id": instance, "occupation": occupation, "gender": "female", "choice": q1f},
-            {"instance_id": instance, "occupation": occupation, "gender": "male", "choice": q1m},
+            {**base, "gender": "female", "choice": q1f, **logprobs(q1f, yes_no, sure)},
+            {**base, "gender": "male", "choice": q1m, **logprobs(q1m, yes_no, sure)},
         ]
         step3 += [
-            {"instance_id": instance, "occupation": occupation, "question": "q2", "choice": q2},
-            {"instance_id": instance, "occupation": occupation, "question": "q3", "choice": q3},
+            {
+                **base,
+                "question": "q2",
+                "choice": q2,
+                **logprobs(q2, two, sure),
+                "logprob_both": math.nan,
+                "logprob_neither": math.nan,
+            },
+            {**base, "question": "q3", "choice": q3, **logprobs(q3, four, sure)},
         ]
     return pd.DataFrame(step2), pd.DataFrame(step3)
 
@@ -47,17 +66,62 @@ def test_hand_computed_case():
     assert table.loc["nurse", "confirmation"] == pytest.approx(1 / 2)
     assert table.loc["nurse", "consistency"] == pytest.approx(1 / 2)
     assert table.loc["nurse", "difference"] == pytest.approx(1.0)
+    # with (nearly) certain answers the probability variants equal the discrete metrics
+    for metric in ("confirmation", "consistency", "difference"):
+        assert table[f"{metric}_p"].to_numpy() == pytest.approx(table[metric].to_numpy())
 
 
-def test_difference_table_threshold_and_order():
-    metrics = pd.DataFrame(
+def test_probability_variants_by_hand():
+    # one instance, every answer held with probability 0.6 (rest shared equally)
+    step2, step3 = answers([("a1", "pilot", "yes", "no", "female", "female")], sure=False)
+    row = occupation_metrics(instance_outcomes(step2, step3)).iloc[0]
+    p2f, p2m = 0.6, 0.4
+    p1f, p1m = 0.6, 0.4  # P(yes): female answered yes, male no
+    p3f, p3m = 0.6, 0.4 / 3
+    assert row["confirmation_p"] == pytest.approx(p2f * p1f + p2m * p1m)
+    assert row["consistency_p"] == pytest.approx(p2f * p3f + p2m * p3m)
+    biased_f = p2f * (1 - (1 - p3f) * p1f)
+    biased_m = p2m * (1 - (1 - p3m) * p1m)
+    assert row["difference_p"] == pytest.approx(biased_f - biased_m)
+
+
+def test_difference_by_order():
+    step2, step3 = answers(
+        [
+            ("pilot|A-B|female_first", "pilot", "no", "no", "female", "both"),  # biased f
+            ("pilot|A-B|male_first", "pilot", "yes", "yes", "male", "male"),  # biased m
+            ("pilot|C-D|female_first", "pilot", "no", "no", "female", "both"),  # biased f
+            ("pilot|C-D|male_first", "pilot", "yes", "yes", "female", "both"),  # none
+        ]
+    )
+    table = difference_by_order(instance_outcomes(step2, step3)).set_index("occupation")
+    assert table.loc["pilot", "difference_female_first"] == pytest.approx(1.0)
+    assert table.loc["pilot", "difference_male_first"] == pytest.approx(-0.5)
+    assert table.loc["pilot", "difference_balanced"] == pytest.approx(0.25)
+
+
+def test_difference_table_threshold_order_interval_and_test():
+    metrics = pd.DataFrame({"occupation": list("abcd"), "difference": [0.1, -0.5, 0.3, 0.25]})
+    intervals = pd.DataFrame(
         {
-            "occupation": ["a", "b", "c", "d"],
-            "difference": [0.1, -0.5, 0.3, 0.25],
+            "occupation": list("abcd") * 2,
+            "metric": ["difference"] * 4 + ["consistency"] * 4,
+            "low": [0.0, -0.7, 0.1, -0.1, 9, 9, 9, 9],
+            "high": [0.2, -0.3, 0.5, 0.6, 9, 9, 9, 9],
         }
     )
-    table = difference_table(metrics, 0.2)
+    tests = pd.DataFrame(
+        {
+            "occupation": list("abcd"),
+            "p_value": [0.5, 0.001, 0.01, 0.2],
+            "q_value": [0.5, 0.004, 0.02, 0.27],
+            "significant": [False, True, True, False],
+        }
+    )
+    table = annotated_differences(metrics, intervals, tests, 0.2)
     assert list(table["occupation"]) == ["c", "d", "b"]
+    assert list(table["low"]) == [0.1, -0.1, -0.7]
+    assert list(table["significant"]) == [True, False, True]
 
 
 def test_mismatched_steps_are_an_error():

@@ -11,7 +11,7 @@ from hiremeornot.config import validate_config
 from tests.workflow_runs import MODEL, OTHER_MODEL, TINY, copy_run, planned_jobs, run_tiny
 
 pytestmark = pytest.mark.slow
-DOWNSTREAM = {"model_metrics", "figures", "difference_table", "summary", "all"}
+DOWNSTREAM = {"model_metrics", "model_statistics", "figures", "difference_table", "summary", "all"}
 
 
 def edited(**prompts) -> dict:

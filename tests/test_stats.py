@@ -1,3 +1,4 @@
+import math
 import warnings
 
 import numpy as np
@@ -6,7 +7,12 @@ import pytest
 
 from hiremeornot.metrics import INSTANCE_COLUMNS, occupation_metrics
 from hiremeornot.names import ORDERS
-from hiremeornot.stats import bootstrap_intervals, paired_difference_tests, position_bias
+from hiremeornot.stats import (
+    attribute_gaps,
+    bootstrap_intervals,
+    paired_difference_tests,
+    position_bias,
+)
 
 # (q1_female, q1_male, q2, q3) giving each direction of bias (see metrics.py)
 BIAS_ANSWERS = {
@@ -29,6 +35,11 @@ def outcomes_table(rows):
     table["consistent"] = table["q2"] == table["q3"]
     biased = table["consistent"] | ~table["confirmed"]
     table["biased_towards"] = table["q2"].where(biased, "none")
+    # certain answers: the probability variants are the indicators themselves
+    table["confirmed_p"] = table["confirmed"].astype(float)
+    table["consistent_p"] = table["consistent"].astype(float)
+    for gender in ("female", "male"):
+        table[f"biased_{gender}_p"] = (table["biased_towards"] == gender).astype(float)
     return table[INSTANCE_COLUMNS]
 
 
@@ -213,3 +224,38 @@ def test_position_bias_rejects_unknown_orders():
     step3 = step3_table([("pilot", "p0", "sideways", "q2", "female")])
     with pytest.raises(ValueError, match="sideways"):
         position_bias(step3)
+
+
+def test_attribute_gaps_hand_computed():
+    def row(pair, gender, choice, element="2.A.1.a"):
+        lp = (
+            {"logprob_yes": -0.1, "logprob_no": -2.4}
+            if choice == "yes"
+            else {"logprob_yes": -2.4, "logprob_no": -0.1}
+        )
+        return {
+            "instance_id": f"pilot|{pair}|female_first",
+            "occupation": "pilot",
+            "gender": gender,
+            "element_id": element,
+            "attribute": "Reading",
+            "attribute_type": "skill",
+            "choice": choice,
+            **lp,
+        }
+
+    answers = pd.DataFrame(
+        [
+            row("A-B", "female", "yes"),
+            row("A-B", "male", "no"),
+            row("C-D", "female", "yes"),
+            row("C-D", "male", "yes"),
+        ]
+    )
+    gaps = attribute_gaps(answers, n_resamples=200).set_index("occupation")
+    assert list(gaps.index) == ["pilot", "(all)"]
+    pilot = gaps.loc["pilot"]
+    assert (pilot["p_yes_female"], pilot["p_yes_male"], pilot["gap"]) == (1.0, 0.5, 0.5)
+    assert pilot["n_pairs"] == 2 and pilot["low"] <= 0.5 <= pilot["high"]
+    p_yes = 1 / (1 + math.exp(-2.3))
+    assert pilot["gap_p"] == pytest.approx(((p_yes - (1 - p_yes)) + 0) / 2)

@@ -45,6 +45,7 @@ def test_step1_asks_each_distinct_question_once_across_shards(inputs):
 def test_steps_2_and_3_find_f_a_in_every_step1_shard(inputs):
     step1 = pd.concat(build_questions("step1", i, settings("step1", 2), inputs) for i in range(2))
     step1["choice"] = ["yes" if "Critical Thinking" in p else "no" for p in step1["prompt"]]
+    step1[["logprob_yes", "logprob_no"]] = -1.0
     shard_instances = inputs["instances"][
         inputs["instances"]["occupation"].isin(["doctor", "nurse"])  # table order
     ]
@@ -61,6 +62,6 @@ def test_steps_2_and_3_find_f_a_in_every_step1_shard(inputs):
 
 def test_a_missing_step1_answer_is_an_error(inputs):
     step1 = build_questions("step1", 0, settings("step1", 0), inputs).iloc[1:]
-    step1["choice"] = "no"
+    step1 = step1.assign(choice="no", logprob_yes=-1.0, logprob_no=-0.5)
     with pytest.raises(ValueError, match="no answer in Step 1"):
         build_questions("step2", 0, settings("step2", 0), {**inputs, "step1": step1})

@@ -59,6 +59,54 @@ def test_every_output_with_its_row_counts(tiny_run):
         assert (results / f"figures/{name}.png").read_bytes()[:4] == b"\x89PNG"
     summary = (results / "summary.md").read_text()
     assert summary.count("not evidence about any real model") == 2
+    assert summary.count("named the first-listed subject") == 4
+
+
+def test_statistics_outputs(tiny_run):
+    results = tiny_run / "results"
+    attributes = pd.read_csv(results / "dataset/attributes.tsv", sep="\t")
+    distinct = attributes[["element_id", "attribute_type"]].drop_duplicates()
+    for model in (MODEL, OTHER_MODEL):
+        intervals = pd.read_csv(results / model / "intervals.tsv", sep="\t")
+        assert len(intervals) == 2 * 3  # occupations x metrics
+        assert (intervals["low"] <= intervals["estimate"] + 1e-9).all()
+        assert (intervals["estimate"] <= intervals["high"] + 1e-9).all()
+        assert (intervals["n_pairs"] == 2).all()
+        tests = pd.read_csv(results / model / "tests.tsv", sep="\t")
+        assert len(tests) == 2 and tests["q_value"].between(0, 1).all()
+        position = pd.read_csv(results / model / "position_bias.tsv", sep="\t")
+        assert len(position) == 2 * 2  # occupations x (Q2, Q3)
+        assert (position[position["question"] == "q2"]["n_named"] == 4).all()
+        by_order = pd.read_csv(results / model / "difference_by_order.tsv", sep="\t")
+        assert {"difference_female_first", "difference_male_first"} <= set(by_order.columns)
+        gaps = pd.read_csv(results / model / "attribute_gaps.tsv", sep="\t")
+        per_occupation = len(attributes)  # each occupation's own attributes
+        assert len(gaps) == per_occupation + len(distinct)  # plus the pooled "(all)" rows
+        assert gaps["gap"].between(-1, 1).all()
+        assert (results / f"figures/attribute_gaps_{model}.png").stat().st_size > 1000
+
+
+def test_report_builds_with_every_figure_and_table(tiny_run, tmp_path):
+    run = copy_run(tiny_run, tmp_path / "run")
+    run_tiny(run, "--report", "results/report.html")
+    html = (run / "results/report.html").read_text()
+    names = [
+        "fig3_confirmation.png",
+        "fig4_consistency.png",
+        "fig5_confirmation_vs_consistency.png",
+        "summary.md",
+        "metrics.tsv",
+    ]
+    for model in (MODEL, OTHER_MODEL):
+        names += [
+            f"difference_{model}.png",
+            f"difference_{model}.tsv",
+            f"attribute_gaps_{model}.png",
+        ]
+    for name in names:
+        assert name in html, name
+    for caption in ("Confirmation", "Consistency", "Benjamini-Hochberg", "bootstrap"):
+        assert caption in html
 
 
 def test_logs_show_progress_and_a_summary_line(tiny_run):

@@ -13,14 +13,12 @@ import resource
 import sys
 import time
 
-import pandas as pd
-
-from hiremeornot import download, figures, metrics, names, occupations, onet, report
+from hiremeornot import download, figures, metrics, names, occupations, onet, report, stats
 from hiremeornot.backends import BackendError
 from hiremeornot.dataset import build_instances
 from hiremeornot.errors import InputError
-from hiremeornot.steps import STEPS, run_step
-from hiremeornot.tables_io import read_table, write_table
+from hiremeornot.steps import STEPS, run_step, step1_by_instance
+from hiremeornot.tables_io import read_table, read_tables, write_table
 
 log = logging.getLogger("hiremeornot")
 
@@ -39,7 +37,7 @@ def cmd_attributes(args, settings):
 
 
 def cmd_gather(args, settings):
-    write_table(pd.concat([read_table(p) for p in args.inputs], ignore_index=True), args.out)
+    write_table(read_tables(args.inputs), args.out)
 
 
 def cmd_dataset(args, settings):
@@ -57,8 +55,8 @@ def cmd_step(args, settings):
 
 
 def cmd_metrics(args, settings):
-    step2 = pd.concat([read_table(p) for p in args.step2], ignore_index=True)
-    step3 = pd.concat([read_table(p) for p in args.step3], ignore_index=True)
+    step2 = read_tables(args.step2)
+    step3 = read_tables(args.step3)
     outcomes = metrics.instance_outcomes(step2, step3)
     write_table(outcomes, args.out_instances)
     table = metrics.occupation_metrics(outcomes)
@@ -67,23 +65,64 @@ def cmd_metrics(args, settings):
 
 
 def cmd_figures(args, settings):
-    table = pd.concat([read_table(p) for p in args.metrics], ignore_index=True)
+    table = read_tables(args.metrics)
     write_table(table, args.out_table)
     figures.metric_distribution(table, "confirmation", args.fig3)
     figures.metric_distribution(table, "consistency", args.fig4)
     figures.confirmation_vs_consistency(table, args.fig5)
 
 
+def cmd_statistics(args, settings):
+    outcomes = read_table(args.outcomes)
+    intervals = stats.bootstrap_intervals(
+        outcomes, settings["bootstrap_resamples"], settings["confidence"], settings["seed"]
+    )
+    write_table(intervals, args.out_intervals)
+    write_table(stats.paired_difference_tests(outcomes, settings["alpha"]), args.out_tests)
+    step3 = read_tables(args.step3)
+    write_table(stats.position_bias(step3), args.out_position)
+    write_table(metrics.difference_by_order(outcomes), args.out_by_order)
+
+
+def cmd_attribute_gaps(args, settings):
+    step1 = read_tables(args.step1)
+    answers = step1_by_instance(
+        read_table(args.instances), read_table(args.attributes), settings, step1
+    )
+    report_settings = settings["report"]
+    gaps = stats.attribute_gaps(
+        answers,
+        report_settings["bootstrap_resamples"],
+        report_settings["confidence"],
+        report_settings["seed"],
+    )
+    write_table(gaps, args.out)
+    figures.attribute_gaps(gaps, args.model, args.out_png)
+
+
 def cmd_difference(args, settings):
-    threshold = settings["difference_threshold"]
-    table = metrics.difference_table(read_table(args.metrics), threshold)
-    report.write_difference_table(table, args.model, threshold, args.out_tsv, args.out_md)
-    figures.difference_bars(table, args.model, threshold, args.out_png)
+    table = report.annotated_differences(
+        read_table(args.metrics),
+        read_table(args.intervals),
+        read_table(args.tests),
+        settings["difference_threshold"],
+    )
+    report.write_difference_table(table, args.model, settings, args.out_tsv, args.out_md)
+    figures.difference_bars(table, args.model, settings["difference_threshold"], args.out_png)
 
 
 def cmd_summary(args, settings):
-    table = pd.concat([read_table(p) for p in args.metrics], ignore_index=True)
-    text = report.summary(table, settings["models"], settings["difference_threshold"])
+    tables = {
+        model: {
+            "metrics": read_table(metrics_path),
+            "tests": read_table(tests_path),
+            "position": read_table(position_path),
+        }
+        for model, metrics_path, tests_path, position_path in zip(
+            settings["models"], args.metrics, args.tests, args.position, strict=True
+        )
+    }
+    text = report.summary(settings["models"], tables, settings["report"])
     report.write_markdown(text, args.out)
 
 
@@ -145,15 +184,44 @@ def _parser() -> argparse.ArgumentParser:
         (["--fig5"], one),
     )
     command(
+        "statistics",
+        cmd_statistics,
+        (["--outcomes"], one),
+        (["--step3"], many),
+        (["--out-intervals"], one),
+        (["--out-tests"], one),
+        (["--out-position"], one),
+        (["--out-by-order"], one),
+    )
+    command(
+        "attribute-gaps",
+        cmd_attribute_gaps,
+        (["--model"], one),
+        (["--instances"], one),
+        (["--attributes"], one),
+        (["--step1"], many),
+        (["--out"], one),
+        (["--out-png"], one),
+    )
+    command(
         "difference",
         cmd_difference,
         (["--model"], one),
         (["--metrics"], one),
+        (["--intervals"], one),
+        (["--tests"], one),
         (["--out-tsv"], one),
         (["--out-md"], one),
         (["--out-png"], one),
     )
-    command("summary", cmd_summary, (["--metrics"], many), (["--out"], one))
+    command(
+        "summary",
+        cmd_summary,
+        (["--metrics"], many),
+        (["--tests"], many),
+        (["--position"], many),
+        (["--out"], one),
+    )
     return parser
 
 

@@ -58,11 +58,17 @@ def confirmation_vs_consistency(metrics: pd.DataFrame, path: str | Path) -> None
 
 
 def difference_bars(table: pd.DataFrame, model: str, threshold: float, path: str | Path) -> None:
-    """Tables 1/2 as a figure: the female-minus-male difference of each listed occupation."""
+    """Tables 1/2 as a figure: each listed occupation's difference with its interval; * marks
+    the occupations whose paired test is significant after Benjamini-Hochberg."""
     fig, ax = plt.subplots(figsize=(6, 0.8 + 0.3 * max(len(table), 1)))
     if len(table):
         colors = ["tab:red" if d > 0 else "tab:blue" for d in table["difference"]]
-        ax.barh(table["occupation"], table["difference"], color=colors)
+        errors = [table["difference"] - table["low"], table["high"] - table["difference"]]
+        labels = [
+            f"{o} *" if s else o
+            for o, s in zip(table["occupation"], table["significant"], strict=True)
+        ]
+        ax.barh(labels, table["difference"], color=colors, xerr=errors, capsize=2)
         ax.invert_yaxis()
     else:
         ax.text(
@@ -76,6 +82,24 @@ def difference_bars(table: pd.DataFrame, model: str, threshold: float, path: str
         ax.set_yticks([])
     ax.axvline(0, color="black", lw=0.8)
     ax.set_xlim(-1.05, 1.05)
-    ax.set_xlabel("difference (> 0 favours female, < 0 male subjects)")
+    ax.set_xlabel("difference (> 0 favours female, < 0 male subjects); * significant")
     ax.set_title(f"{model}: |difference| > {threshold}")
+    _save(fig, path)
+
+
+def attribute_gaps(gaps: pd.DataFrame, model: str, path: str | Path) -> None:
+    """Step 1, pooled over occupations: P(Yes | female) - P(Yes | male) per attribute."""
+    pooled = gaps[gaps["occupation"] == "(all)"].sort_values("gap")
+    labels = [
+        f"{a} ({t})" for a, t in zip(pooled["attribute"], pooled["attribute_type"], strict=True)
+    ]
+    fig, ax = plt.subplots(figsize=(7, 0.8 + 0.22 * max(len(pooled), 1)))
+    errors = [pooled["gap"] - pooled["low"], pooled["high"] - pooled["gap"]]
+    colors = ["tab:red" if g > 0 else "tab:blue" for g in pooled["gap"]]
+    ax.barh(labels, pooled["gap"], xerr=errors, color=colors, capsize=2)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_xlim(-1.05, 1.05)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.set_xlabel("P(Yes | female) - P(Yes | male) in Step 1")
+    ax.set_title(f"{model}: attributes granted by gender")
     _save(fig, path)

@@ -170,3 +170,63 @@ def position_bias(step3: pd.DataFrame) -> pd.DataFrame:
         _sign_test(k, n - k) for k, n in zip(table["first_listed"], table["n_named"], strict=True)
     ]
     return table[POSITION_COLUMNS]
+
+
+GAP_COLUMNS = [
+    "occupation",
+    "element_id",
+    "attribute",
+    "attribute_type",
+    "n_pairs",
+    "p_yes_female",
+    "p_yes_male",
+    "gap",
+    "low",
+    "high",
+    "gap_p",
+]
+ALL_OCCUPATIONS = "(all)"
+
+
+def attribute_gaps(
+    answers: pd.DataFrame, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0
+) -> pd.DataFrame:
+    """Per occupation and attribute, P(Yes | female) - P(Yes | male) in Step 1, with intervals.
+
+    ``answers`` has one row per (instance, subject, attribute): instance_id, occupation, gender,
+    element_id, attribute, attribute_type, choice (yes/no), logprob_yes, logprob_no. Within an
+    instance the two subjects are paired; the interval is the clustered bootstrap over name
+    pairs. Rows with occupation "(all)" pool every occupation that lists the attribute.
+    ``gap_p`` is the same gap on the model's probability of Yes instead of its answer.
+    """
+    p_yes = 1 / (1 + np.exp(answers["logprob_no"] - answers["logprob_yes"]))
+    keys = ["instance_id", "occupation", "element_id", "attribute", "attribute_type"]
+    wide = (
+        answers.assign(yes=(answers["choice"] == "yes").astype(float), p_yes=p_yes)
+        .pivot_table(index=keys, columns="gender", values=["yes", "p_yes"])
+        .reset_index()
+    )
+    wide.columns = ["_".join(c).strip("_") for c in wide.columns]
+    wide["pair"] = wide["instance_id"].str.rsplit("|", n=2).str[1]
+    wide["d"] = wide["yes_female"] - wide["yes_male"]
+    pooled = wide.assign(occupation=ALL_OCCUPATIONS)
+    rows = []
+    for key, group in pd.concat([wide, pooled]).groupby(keys[1:], sort=False):
+        per_pair = group.groupby("pair", sort=False)
+        sums = per_pair["d"].sum().to_numpy()[None, :]
+        counts = per_pair.size().to_numpy().astype(float)
+        stream = [seed, zlib.crc32("|".join(key).encode())]
+        estimate, low, high = _clustered_interval(sums, counts, n_resamples, confidence, stream)
+        rows.append(
+            (
+                *key,
+                counts.size,
+                group["yes_female"].mean(),
+                group["yes_male"].mean(),
+                estimate[0],
+                low[0],
+                high[0],
+                (group["p_yes_female"] - group["p_yes_male"]).mean(),
+            )
+        )
+    return pd.DataFrame(rows, columns=GAP_COLUMNS)

@@ -28,7 +28,7 @@ from hiremeornot.questions import (
     step3_questions,
 )
 from hiremeornot.store import ResponseStore
-from hiremeornot.tables_io import read_table, write_table
+from hiremeornot.tables_io import read_table, read_tables, write_table
 
 log = logging.getLogger(__name__)
 STEPS = ("step1", "step2", "step3")
@@ -75,19 +75,25 @@ def step1_shard_questions(
     return mine[[*STEP1_COLUMNS, "choices", "roles"]].reset_index(drop=True)
 
 
+def step1_by_instance(
+    instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, step1: pd.DataFrame
+) -> pd.DataFrame:
+    """Every (instance, subject, attribute) with its Step-1 answer, looked up by prompt."""
+    renderer = PromptRenderer(settings["prompts"])
+    questions = step1_questions(instances, attributes, renderer, settings["answers"])
+    answers = step1[["prompt", "choice", "logprob_yes", "logprob_no"]].drop_duplicates("prompt")
+    answered = questions.merge(answers, on="prompt", how="left")
+    missing = answered["choice"].isna().sum()
+    if missing:
+        raise ValueError(f"{missing} Step-1 questions of this shard have no answer in Step 1")
+    return answered.drop(columns=["choices", "roles"])
+
+
 def granted_from_step1(
     instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, step1: pd.DataFrame
 ) -> dict[tuple[str, str], list[str]]:
     """f_A(s) of each (instance, subject), looked up by prompt in the Step-1 answers."""
-    renderer = PromptRenderer(settings["prompts"])
-    questions = step1_questions(instances, attributes, renderer, settings["answers"])
-    answered = questions.merge(
-        step1[["prompt", "choice"]].drop_duplicates("prompt"), on="prompt", how="left"
-    )
-    missing = answered["choice"].isna().sum()
-    if missing:
-        raise ValueError(f"{missing} Step-1 questions of this shard have no answer in Step 1")
-    return granted_attributes(answered)
+    return granted_attributes(step1_by_instance(instances, attributes, settings, step1))
 
 
 def build_questions(step: str, shard: int, settings: dict, inputs: dict) -> pd.DataFrame:
@@ -121,7 +127,7 @@ def run_step(
         "attributes": read_table(paths["attributes"]),
     }
     if step != "step1":
-        inputs["step1"] = pd.concat([read_table(p) for p in paths["step1"]], ignore_index=True)
+        inputs["step1"] = read_tables(paths["step1"])
     questions = build_questions(step, shard, settings, inputs)
     requests = [
         Request(prompt, tuple(choices))

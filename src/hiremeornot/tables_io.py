@@ -45,3 +45,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if path.suffix == ".parquet":
         return pd.read_parquet(path)
     return pd.read_csv(path, sep="\t", keep_default_na=False)
+
+
+def read_tables(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """Tables written by :func:`write_table`, one after the other (e.g. the shards of a step)."""
+    return pd.concat([read_table(path) for path in paths], ignore_index=True)

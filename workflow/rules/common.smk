@@ -19,6 +19,8 @@ localrules:
     download_names,
     gather_attributes,
     model_metrics,
+    model_statistics,
+    attribute_gaps,
     figures,
     difference_table,
     summary,
@@ -82,4 +84,6 @@ def get_final_output():
             model=MODELS,
             ext=["tsv", "md", "png"],
         ),
+        *expand("results/{model}/position_bias.tsv", model=MODELS),
+        *expand("results/figures/attribute_gaps_{model}.png", model=MODELS),
     ]

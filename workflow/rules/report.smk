@@ -19,21 +19,25 @@ rule figures:
     input:
         expand("results/{model}/metrics.tsv", model=MODELS),
     output:
-        table="results/metrics.tsv",
+        table=report(
+            "results/metrics.tsv",
+            caption="../report/metrics.rst",
+            category="Confirmation and Consistency",
+        ),
         fig3=report(
             "results/figures/fig3_confirmation.png",
             caption="../report/fig3.rst",
-            category="Figures",
+            category="Confirmation and Consistency",
         ),
         fig4=report(
             "results/figures/fig4_consistency.png",
             caption="../report/fig4.rst",
-            category="Figures",
+            category="Confirmation and Consistency",
         ),
         fig5=report(
             "results/figures/fig5_confirmation_vs_consistency.png",
             caption="../report/fig5.rst",
-            category="Figures",
+            category="Confirmation and Consistency",
         ),
     log:
         "logs/figures/all.log",
@@ -44,16 +48,102 @@ rule figures:
         " --fig3 {output.fig3:q} --fig4 {output.fig4:q} --fig5 {output.fig5:q} 2> {log:q}"
 
 
+rule model_statistics:
+    input:
+        outcomes="results/{model}/outcomes.tsv",
+        step3=lambda wc: step_outputs("step3", wc.model),
+    output:
+        intervals=report(
+            "results/{model}/intervals.tsv",
+            caption="../report/intervals.rst",
+            category="Statistics",
+            subcategory="{model}",
+        ),
+        tests=report(
+            "results/{model}/tests.tsv",
+            caption="../report/tests.rst",
+            category="Statistics",
+            subcategory="{model}",
+        ),
+        position=report(
+            "results/{model}/position_bias.tsv",
+            caption="../report/position_bias.rst",
+            category="Statistics",
+            subcategory="{model}",
+        ),
+        by_order=report(
+            "results/{model}/difference_by_order.tsv",
+            caption="../report/difference_by_order.rst",
+            category="Statistics",
+            subcategory="{model}",
+        ),
+    log:
+        "logs/model_statistics/{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings(config["report"]),
+    shell:
+        "hiremeornot statistics --settings {params.settings:q} --outcomes {input.outcomes:q}"
+        " --step3 {input.step3:q} --out-intervals {output.intervals:q}"
+        " --out-tests {output.tests:q} --out-position {output.position:q}"
+        " --out-by-order {output.by_order:q} 2> {log:q}"
+
+
+rule attribute_gaps:
+    input:
+        instances="results/dataset/instances.parquet",
+        attributes="results/dataset/attributes.tsv",
+        step1=lambda wc: step_outputs("step1", wc.model),
+    output:
+        table=report(
+            "results/{model}/attribute_gaps.tsv",
+            caption="../report/attribute_gaps_table.rst",
+            category="Step 1: attributes",
+            subcategory="{model}",
+        ),
+        png=report(
+            "results/figures/attribute_gaps_{model}.png",
+            caption="../report/attribute_gaps.rst",
+            category="Step 1: attributes",
+            subcategory="{model}",
+        ),
+    log:
+        "logs/attribute_gaps/{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=lambda wc: json.dumps(
+            {
+                **plan.step_settings(config, wc.model, "step1"),
+                "report": config["report"],
+            },
+            sort_keys=True,
+        ),
+    shell:
+        "hiremeornot attribute-gaps --settings {params.settings:q} --model {wildcards.model}"
+        " --instances {input.instances:q} --attributes {input.attributes:q}"
+        " --step1 {input.step1:q} --out {output.table:q} --out-png {output.png:q} 2> {log:q}"
+
+
 rule difference_table:
     input:
-        "results/{model}/metrics.tsv",
+        metrics="results/{model}/metrics.tsv",
+        intervals="results/{model}/intervals.tsv",
+        tests="results/{model}/tests.tsv",
     output:
-        tsv="results/tables/difference_{model}.tsv",
+        tsv=report(
+            "results/tables/difference_{model}.tsv",
+            caption="../report/difference.rst",
+            category="Difference tables",
+            subcategory="{model}",
+        ),
         md="results/tables/difference_{model}.md",
         png=report(
             "results/tables/difference_{model}.png",
             caption="../report/difference.rst",
             category="Difference tables",
+            subcategory="{model}",
         ),
     log:
         "logs/difference_table/{model}.log",
@@ -63,21 +153,28 @@ rule difference_table:
         settings=settings(config["report"]),
     shell:
         "hiremeornot difference --settings {params.settings:q} --model {wildcards.model}"
-        " --metrics {input:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
+        " --metrics {input.metrics:q} --intervals {input.intervals:q} --tests {input.tests:q}"
+        " --out-tsv {output.tsv:q} --out-md {output.md:q}"
         " --out-png {output.png:q} 2> {log:q}"
 
 
 rule summary:
     input:
-        expand("results/{model}/metrics.tsv", model=MODELS),
+        metrics=expand("results/{model}/metrics.tsv", model=MODELS),
+        tests=expand("results/{model}/tests.tsv", model=MODELS),
+        position=expand("results/{model}/position_bias.tsv", model=MODELS),
     output:
-        "results/summary.md",
+        report(
+            "results/summary.md",
+            caption="../report/summary.rst",
+            category="Summary",
+        ),
     log:
         "logs/summary/all.log",
     conda:
         "../../envs/core.yaml"
     params:
-        settings=settings({"models": config["models"], **config["report"]}),
+        settings=settings({"models": config["models"], "report": config["report"]}),
     shell:
-        "hiremeornot summary --settings {params.settings:q} --metrics {input:q}"
-        " --out {output:q} 2> {log:q}"
+        "hiremeornot summary --settings {params.settings:q} --metrics {input.metrics:q}"
+        " --tests {input.tests:q} --position {input.position:q} --out {output:q} 2> {log:q}"

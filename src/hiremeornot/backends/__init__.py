@@ -25,7 +25,14 @@ def load_backend(name: str, settings: dict[str, Any]) -> Backend:
 
 # Settings that change how fast answers come, never what they are.
 RUNTIME_KEYS = {
-    "shard_size", "batch_size", "threads", "device", "mem_mb", "runtime", "gpus", "gpu_model",
+    "shard_size",
+    "batch_size",
+    "threads",
+    "device",
+    "mem_mb",
+    "runtime",
+    "gpus",
+    "gpu_model",
 }
 
 

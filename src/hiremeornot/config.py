@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +14,21 @@ SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "co
 
 
 def _with_defaults(validator_class: type) -> type:
-    """A validator class that fills each missing property with its schema default."""
+    """A validator class that fills each missing property with its schema default.
+
+    A property marked ``x-backend: NAME`` is filled only in a model whose backend is NAME.
+    """
     validate_properties = validator_class.VALIDATORS["properties"]
 
     def fill_defaults(validator, properties, instance, schema):
         if isinstance(instance, dict):
             for name, subschema in properties.items():
-                if "default" in subschema and name not in instance:
+                backend = subschema.get("x-backend", instance.get("backend"))
+                if (
+                    "default" in subschema
+                    and name not in instance
+                    and backend == instance.get("backend")
+                ):
                     instance[name] = _copy(subschema["default"])
         yield from validate_properties(validator, properties, instance, schema)
 
@@ -30,15 +37,6 @@ def _with_defaults(validator_class: type) -> type:
 
 def _copy(value: Any) -> Any:
     return yaml.safe_load(yaml.safe_dump(value))
-
-
-def _fill_model_defaults(config: dict, schema: Mapping) -> None:
-    model_schema = schema["properties"]["models"]["additionalProperties"]["properties"]
-    for settings in config.get("models", {}).values():
-        if isinstance(settings, dict):
-            for key, sub in model_schema.items():
-                if "default" in sub and key not in settings:
-                    settings[key] = _copy(sub["default"])
 
 
 def validate_config(config: dict, source: str = "config") -> dict:
@@ -50,7 +48,6 @@ def validate_config(config: dict, source: str = "config") -> dict:
         error = errors[0]
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
         raise InputError(f"{source}: invalid value at '{key}': {error.message}")
-    _fill_model_defaults(config, schema)
     return config
 
 

@@ -50,19 +50,19 @@ OCCUPATION_COLUMNS = [
 
 
 def _softmax(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """Per row, the probabilities of the given log-probability columns (NaN ones left out)."""
-    values = frame[columns].to_numpy(dtype=float)
-    values = np.exp(values - np.nanmax(values, axis=1, keepdims=True))
-    values = np.nan_to_num(values, nan=0.0)
-    return pd.DataFrame(
-        values / values.sum(axis=1, keepdims=True), columns=columns, index=frame.index
-    )
+    """Per row, the probabilities of the given log-probability columns.
+
+    A row missing any of them (a backend that could not score every choice) stays NaN.
+    """
+    values = frame[columns]
+    weights = np.exp(values.sub(values.max(axis=1), axis=0))
+    return weights.div(weights.sum(axis=1, skipna=False), axis=0)
 
 
 def _probabilities(step2: pd.DataFrame, step3: pd.DataFrame) -> pd.DataFrame:
     """Per instance: P(Q1 = yes) of each subject and Q2's and Q3's probabilities of each."""
     yes = _softmax(step2, ["logprob_yes", "logprob_no"])["logprob_yes"]
-    q1 = step2.assign(p=yes).pivot_table(index="instance_id", columns="gender", values="p")
+    q1 = step2.assign(p=yes).pivot(index="instance_id", columns="gender", values="p")
     parts = {"p1_female": q1["female"], "p1_male": q1["male"]}
     for question, roles in (
         ("q2", ["female", "male"]),

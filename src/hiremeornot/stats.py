@@ -203,7 +203,7 @@ def attribute_gaps(
     keys = ["instance_id", "occupation", "element_id", "attribute", "attribute_type"]
     wide = (
         answers.assign(yes=(answers["choice"] == "yes").astype(float), p_yes=p_yes)
-        .pivot_table(index=keys, columns="gender", values=["yes", "p_yes"])
+        .pivot(index=keys, columns="gender", values=["yes", "p_yes"])
         .reset_index()
     )
     wide.columns = ["_".join(c).strip("_") for c in wide.columns]

@@ -44,7 +44,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if path.suffix == ".parquet":
         return pd.read_parquet(path)
-    return pd.read_csv(path, sep="\t", keep_default_na=False)
+    return pd.read_csv(path, sep="\t")
 
 
 def read_tables(paths: Iterable[str | Path]) -> pd.DataFrame:

@@ -11,7 +11,10 @@ from hiremeornot.errors import InputError
 
 __all__ = ["Backend", "BackendError", "Request", "Response", "load_backend", "model_identity"]
 
-_REGISTRY = {"transformers": "hiremeornot.backends.transformers_backend:TransformersBackend"}
+_REGISTRY = {
+    "transformers": "hiremeornot.backends.transformers_backend:TransformersBackend",
+    "openai": "hiremeornot.backends.openai_backend:OpenAIBackend",
+}
 
 
 def load_backend(name: str, settings: dict[str, Any]) -> Backend:
@@ -33,6 +36,11 @@ RUNTIME_KEYS = {
     "runtime",
     "gpus",
     "gpu_model",
+    "concurrency",
+    "requests_per_minute",
+    "max_retries",
+    "timeout_s",
+    "api_key_env",
 }
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -11,8 +10,6 @@ from tqdm import tqdm
 
 from hiremeornot.backends.base import Backend, Request, Response
 from hiremeornot.store import ResponseStore, request_key
-
-log = logging.getLogger(__name__)
 
 
 @dataclass

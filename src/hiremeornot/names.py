@@ -15,11 +15,6 @@ ORDERS = ("female_first", "male_first")
 PAIR_COLUMNS = ["pair_id", "female", "male"]
 
 
-def names_dir(data_root: str | Path, name_list: str) -> Path:
-    """The folder holding a name list's ``female`` and ``male`` files."""
-    return Path(data_root) / name_list / "word_lists" / "nouns" / "subjects"
-
-
 def read_names(path: str | Path, gender: str) -> list[str]:
     """Names of one file with lines like ``[subj] female | Mary``, in file order."""
     path = Path(path)

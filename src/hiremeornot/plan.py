@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hiremeornot.backends import location
 from hiremeornot.backends.location import model_location
 from hiremeornot.config import validate_config
 from hiremeornot.errors import InputError
@@ -85,7 +84,3 @@ def step_settings(config: dict, model: str, step: str) -> dict[str, Any]:
         "prompts": {key: config["prompts"][key] for key in STEP_PROMPTS[step]},
         "answers": {key: config["answers"][key] for key in STEP_ANSWERS[step]},
     }
-
-
-def is_embedded_model(config: dict, model: str) -> bool:
-    return location.is_embedded(config["models"][model]["model"])

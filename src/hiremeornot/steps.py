@@ -9,7 +9,6 @@ asked once; Steps 2 and 3 look their f_A up in all Step-1 shards.
 from __future__ import annotations
 
 import hashlib
-import logging
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,7 +29,6 @@ from hiremeornot.questions import (
 from hiremeornot.store import ResponseStore
 from hiremeornot.tables_io import read_table, read_tables, write_table
 
-log = logging.getLogger(__name__)
 STEPS = ("step1", "step2", "step3")
 STEP1_COLUMNS = ["subject", "gender", "element_id", "attribute", "attribute_type", "prompt"]
 

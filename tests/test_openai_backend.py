@@ -6,7 +6,7 @@ import pytest
 
 from hiremeornot.asking import ask
 from hiremeornot.backends import BackendError, Request, load_backend, model_identity
-from hiremeornot.store import ResponseStore
+from hiremeornot.store import ResponseStore, request_key
 from tests.fake_openai import FakeOpenAI, serve
 
 KEY = "sk-test-HIREMEORNOT-0123456789"
@@ -35,6 +35,10 @@ def settings(fake, **changes):
         "concurrency": 1,
         **changes,
     }
+
+
+def stored_keys(fake):
+    return [request_key(model_identity(settings(fake)), r) for r in REQUESTS]
 
 
 def run(fake, store_path, **changes):
@@ -76,9 +80,13 @@ def test_lasting_faults_fail_clearly_store_nothing_and_a_later_run_resumes(
         run(fake, store_path)
     assert "fake-model" in str(error.value) and "Question 0" in str(error.value)
     assert KEY not in str(error.value)
-    assert len(ResponseStore(store_path)) == 0
+    # only the failing request is missing: the two valid answers are kept, nothing invalid
+    stored = ResponseStore(store_path)
+    assert len(stored) == 2
+    assert {r.answer for r in stored.get(stored_keys(fake)).values()} == {"Yes"}
     responses, summary = run(fake, store_path)  # the server is healthy again
-    assert summary.asked == 3 and [r.answer for r in responses] == ["Yes"] * 3
+    assert (summary.asked, summary.from_store) == (1, 2)
+    assert [r.answer for r in responses] == ["Yes"] * 3
 
 
 def test_missing_key_is_named(fake, monkeypatch):
@@ -93,3 +101,15 @@ def test_structured_outputs_constraint_for_vllm_serve(fake, tmp_path):
     arguments = backend._arguments(REQUESTS[0])
     assert arguments["extra_body"] == {"structured_outputs": {"choice": ["Yes", "No"]}}
     assert "response_format" not in arguments and "guided_choice" not in str(arguments)
+
+
+def test_answers_obtained_before_a_lasting_fault_are_kept(fake, tmp_path):
+    fake.faults = ["ok", "outside"]  # the first request is answered, the second fails
+    store_path = tmp_path / "s.sqlite"
+    with pytest.raises(BackendError, match="outside"):
+        run(fake, store_path)
+    assert len(ResponseStore(store_path)) == 2  # the answers obtained are stored, not re-bought
+    asked_before = len(fake.requests)
+    _, summary = run(fake, store_path)
+    assert (summary.asked, summary.from_store) == (1, 2)
+    assert len(fake.requests) == asked_before + 1

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from hiremeornot.backends.base import Backend, Request, Response
+from hiremeornot.backends.base import Backend, PartialBatchError, Request, Response
 from hiremeornot.store import ResponseStore, request_key
 
 
@@ -48,7 +48,11 @@ def ask(
         progress = tqdm(total=len(missing), desc=label, unit="q", mininterval=2.0)
         for begin in range(0, len(missing), backend.batch_size):
             batch = missing[begin : begin + backend.batch_size]
-            responses = backend.answer(batch)
+            try:
+                responses = backend.answer(batch)
+            except PartialBatchError as error:  # keep what was obtained, then fail
+                store.put((keys[batch[i]], batch[i], r) for i, r in error.answered.items())
+                raise
             store.put((keys[r], r, response) for r, response in zip(batch, responses, strict=True))
             answered.update(zip(batch, responses, strict=True))
             progress.update(len(batch))

@@ -35,3 +35,11 @@ class Backend(ABC):
 
 class BackendError(RuntimeError):
     """A backend failed or answered outside the answer space."""
+
+
+class PartialBatchError(BackendError):
+    """A batch in which some requests failed; ``answered`` maps batch positions to responses."""
+
+    def __init__(self, message: str, answered: dict[int, Response]):
+        super().__init__(message)
+        self.answered = answered

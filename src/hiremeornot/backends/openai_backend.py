@@ -21,7 +21,13 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from hiremeornot.backends.base import Backend, BackendError, Request, Response
+from hiremeornot.backends.base import (
+    Backend,
+    BackendError,
+    PartialBatchError,
+    Request,
+    Response,
+)
 from hiremeornot.errors import InputError
 
 
@@ -125,8 +131,19 @@ class OpenAIBackend(Backend):
         return Response(answer, choice_logprobs(choice, request.choices, answer))
 
     def answer(self, requests: Sequence[Request]) -> list[Response]:
+        """All answers, or a PartialBatchError holding the ones obtained (already paid for)."""
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            return list(pool.map(self._ask, requests))
+            futures = [pool.submit(self._ask, request) for request in requests]
+        answered, errors = {}, []
+        for index, future in enumerate(futures):
+            try:
+                answered[index] = future.result()
+            except BackendError as exc:
+                errors.append(str(exc))
+        if errors:
+            more = f" (and {len(errors) - 1} more failed requests)" if len(errors) > 1 else ""
+            raise PartialBatchError(errors[0] + more, answered)
+        return [answered[index] for index in range(len(requests))]
 
 
 def choice_logprobs(choice, choices: Sequence[str], answer: str) -> tuple[float, ...]:

@@ -71,7 +71,7 @@ def test_transient_faults_are_retried_and_answered(fake, tmp_path, faults):
         (["malformed"] * 4, "malformed reply after 4 attempts"),
     ],
 )
-def test_lasting_faults_fail_clearly_store_nothing_and_a_later_run_resumes(
+def test_lasting_faults_fail_clearly_store_nothing_invalid_and_a_later_run_resumes(
     fake, tmp_path, faults, message
 ):
     fake.faults = list(faults)

@@ -49,6 +49,12 @@ def test_checks_before_any_model_is_loaded():
         check_config(config(names={"list": "x"}, local_data=str(SHARED_DATA)))
     with pytest.raises(InputError, match=r"models.m: model '/no/such/model': no such folder"):
         check_config(config(models={"m": {"backend": "transformers", "model": "/no/such/model"}}))
+    with pytest.raises(InputError, match=r"gguf_file 'm.gguf' not found in"):
+        check_config(
+            config(
+                models={"m": {"backend": "transformers", "model": str(REPO), "gguf_file": "m.gguf"}}
+            )
+        )
     with pytest.raises(InputError, match=r"unknown embedded model"):
         check_config(config(models={"m": {"backend": "transformers", "model": "embedded:gpt-5"}}))
     with pytest.raises(

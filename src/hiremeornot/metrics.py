@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from hiremeornot.dataset import instance_order
+
 INSTANCE_COLUMNS = [
     "instance_id",
     "occupation",
@@ -121,13 +123,20 @@ def occupation_metrics(outcomes: pd.DataFrame) -> pd.DataFrame:
     return table[OCCUPATION_COLUMNS]
 
 
+def signed_bias(outcomes: pd.DataFrame) -> pd.Series:
+    """Per instance: 1 if biased towards the female subject, -1 towards the male one, else 0.
+
+    Its mean over an occupation's instances is the difference.
+    """
+    biased = outcomes["biased_towards"]
+    return (biased == "female").astype(float) - (biased == "male").astype(float)
+
+
 def difference_by_order(outcomes: pd.DataFrame) -> pd.DataFrame:
     """Per occupation: the difference within each listing order and their mean (order-balanced)."""
-    order = outcomes["instance_id"].str.rsplit("|", n=1).str[-1].rename("order")
-    signed = (outcomes["biased_towards"] == "female").astype(float) - (
-        outcomes["biased_towards"] == "male"
-    ).astype(float)
-    table = signed.groupby([outcomes["occupation"], order], sort=False).mean().unstack("order")
+    order = instance_order(outcomes["instance_id"]).rename("order")
+    by_order = signed_bias(outcomes).groupby([outcomes["occupation"], order], sort=False)
+    table = by_order.mean().unstack("order")
     table = table.add_prefix("difference_")
     table["difference_balanced"] = table.mean(axis=1)
     return table.reset_index()

@@ -15,6 +15,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest, bootstrap, false_discovery_control
 
+from hiremeornot.dataset import instance_order, instance_pair
+from hiremeornot.metrics import signed_bias
+
 METRICS = ("confirmation", "consistency", "difference")
 FIRST_LISTED = {"female_first": "female", "male_first": "male"}
 INTERVAL_COLUMNS = ["occupation", "metric", "estimate", "low", "high", "n_pairs"]
@@ -40,14 +43,13 @@ def _sign_test(k: int, other: int) -> float:
 
 def _instance_values(outcomes: pd.DataFrame) -> pd.DataFrame:
     """Per instance: its pair and the indicators whose occupation means are the three metrics."""
-    biased = outcomes["biased_towards"]
     return pd.DataFrame(
         {
             "occupation": outcomes["occupation"],
-            "pair": outcomes["instance_id"].str.rsplit("|", n=2).str[1],
+            "pair": instance_pair(outcomes["instance_id"]),
             "confirmation": outcomes["confirmed"].astype(float),
             "consistency": outcomes["consistent"].astype(float),
-            "difference": (biased == "female").astype(float) - (biased == "male").astype(float),
+            "difference": signed_bias(outcomes),
         }
     )
 
@@ -147,7 +149,7 @@ def position_bias(step3: pd.DataFrame) -> pd.DataFrame:
     binomial test of first_listed out of n_named at 1/2. With no named answer, share_first is NaN
     and the p-value 1.
     """
-    order = step3["instance_id"].str.rsplit("|", n=1).str[-1]
+    order = instance_order(step3["instance_id"])
     unknown = sorted(set(order) - set(FIRST_LISTED))
     if unknown:
         raise ValueError(f"unknown listing orders in instance ids: {unknown}")
@@ -207,7 +209,7 @@ def attribute_gaps(
         .reset_index()
     )
     wide.columns = ["_".join(c).strip("_") for c in wide.columns]
-    wide["pair"] = wide["instance_id"].str.rsplit("|", n=2).str[1]
+    wide["pair"] = instance_pair(wide["instance_id"])
     wide["d"] = wide["yes_female"] - wide["yes_male"]
     pooled = wide.assign(occupation=ALL_OCCUPATIONS)
     rows = []

@@ -25,16 +25,18 @@ MODES = ("greedy", "likelihood")
 SPIECE_UNDERLINE = "\u2581"
 
 
+def token_text(tokenizer, token: str) -> str:
+    """A vocabulary token's text as outlines sees it (SentencePiece's leading space kept)."""
+    text = tokenizer.convert_tokens_to_string([token])
+    return " " + text if token.startswith(SPIECE_UNDERLINE) or token == "<0x20>" else text
+
+
 def token_strings(tokenizer) -> dict[str, list[int]]:
-    """Each token's text as outlines sees it (SentencePiece spaces kept), without EOS."""
+    """Each token's text as outlines sees it, without EOS."""
     strings: dict[str, list[int]] = {}
     for token, token_id in tokenizer.get_vocab().items():
-        if token_id == tokenizer.eos_token_id:
-            continue
-        text = tokenizer.convert_tokens_to_string([token])
-        if token.startswith(SPIECE_UNDERLINE) or token == "<0x20>":
-            text = " " + text
-        strings.setdefault(text, []).append(token_id)
+        if token_id != tokenizer.eos_token_id:
+            strings.setdefault(token_text(tokenizer, token), []).append(token_id)
     return strings
 
 
@@ -171,9 +173,7 @@ class ChoiceEngine:
 
     @lru_cache(maxsize=65536)  # noqa: B019 - one engine per backend, bounded
     def _text(self, token: int) -> str:
-        token_string = self.tokenizer.convert_ids_to_tokens(token)
-        text = self.tokenizer.convert_tokens_to_string([token_string])
-        return " " + text if token_string.startswith(SPIECE_UNDERLINE) else text
+        return token_text(self.tokenizer, self.tokenizer.convert_ids_to_tokens(token))
 
     @lru_cache(maxsize=65536)  # noqa: B019 - one engine per backend, bounded
     def _tokens(self, choice: str) -> tuple[int, ...]:

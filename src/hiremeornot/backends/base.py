@@ -23,6 +23,12 @@ class Response:
     logprobs: tuple[float, ...]
 
 
+def chat_messages(system_prompt: str | None, prompt: str) -> list[dict[str, str]]:
+    """The chat of one question: the system message, if any, and the prompt as the user's turn."""
+    head = [{"role": "system", "content": system_prompt}] if system_prompt is not None else []
+    return [*head, {"role": "user", "content": prompt}]
+
+
 class Backend(ABC):
     """Answers requests, constrained to each request's choices."""
 

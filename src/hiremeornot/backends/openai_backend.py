@@ -27,6 +27,7 @@ from hiremeornot.backends.base import (
     PartialBatchError,
     Request,
     Response,
+    chat_messages,
 )
 from hiremeornot.errors import InputError
 
@@ -58,6 +59,7 @@ class OpenAIBackend(Backend):
         if not api_key:
             raise InputError(f"model {settings['model']!r}: set the API key in ${key_name}")
         self.settings = settings
+        self.json_schema = settings.get("constraint", "json_schema") == "json_schema"
         self.concurrency = settings.get("concurrency", 4)
         self.batch_size = 4 * self.concurrency
         self.limiter = RateLimiter(settings.get("requests_per_minute"))
@@ -69,16 +71,14 @@ class OpenAIBackend(Backend):
         )
 
     def _arguments(self, request: Request) -> dict[str, Any]:
-        system = self.settings.get("system_prompt")
-        messages = [{"role": "system", "content": system}] if system is not None else []
         arguments: dict[str, Any] = {
             "model": self.settings["model"],
-            "messages": [*messages, {"role": "user", "content": request.prompt}],
+            "messages": chat_messages(self.settings.get("system_prompt"), request.prompt),
             "temperature": self.settings.get("temperature", 0.0),
             "logprobs": True,
             "top_logprobs": 20,
         }
-        if self.settings.get("constraint", "json_schema") == "json_schema":
+        if self.json_schema:
             schema = {
                 "type": "object",
                 "properties": {"answer": {"type": "string", "enum": list(request.choices)}},
@@ -102,7 +102,7 @@ class OpenAIBackend(Backend):
     def _answer_text(self, request: Request, content: str | None) -> str:
         if content is None:
             raise self._fail(request, "the reply has no content")
-        if self.settings.get("constraint", "json_schema") != "json_schema":
+        if not self.json_schema:
             return content.strip()
         try:
             return str(json.loads(content)["answer"])

@@ -15,7 +15,13 @@ from typing import Any
 
 import torch
 
-from hiremeornot.backends.base import Backend, BackendError, Request, Response
+from hiremeornot.backends.base import (
+    Backend,
+    BackendError,
+    Request,
+    Response,
+    chat_messages,
+)
 from hiremeornot.backends.choice_engine import ChoiceEngine
 from hiremeornot.backends.location import model_location
 
@@ -47,9 +53,7 @@ class TransformersBackend(Backend):
 
     def messages(self, prompt: str) -> list[dict[str, str]]:
         """The chat: the configured system message, if any, and the prompt as the user's turn."""
-        system = self.settings.get("system_prompt")
-        head = [{"role": "system", "content": system}] if system is not None else []
-        return [*head, {"role": "user", "content": prompt}]
+        return chat_messages(self.settings.get("system_prompt"), prompt)
 
     def prompt_ids(self, prompt: str) -> list[int]:
         """Token ids of the templated chat, ready for the assistant's answer."""

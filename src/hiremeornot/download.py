@@ -9,24 +9,21 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from hiremeornot.atomic import atomic_output
 from hiremeornot.errors import InputError
 from hiremeornot.names import GENDERS
 
 
 def fetch(url: str, dest: str | Path, sha256: str | None = None, timeout_s: float = 120) -> Path:
     """Download ``url`` to ``dest`` atomically; check its SHA-256 when one is given."""
-    dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    partial = dest.with_name(f".{dest.name}.partial")
-    with urllib.request.urlopen(url, timeout=timeout_s) as response, partial.open("wb") as out:
-        shutil.copyfileobj(response, out)
-    if sha256:
-        digest = hashlib.sha256(partial.read_bytes()).hexdigest()
-        if digest != sha256.lower():
-            partial.unlink()
-            raise InputError(f"{url}: SHA-256 {digest} differs from the configured {sha256}")
-    partial.replace(dest)
-    return dest
+    with atomic_output(dest) as partial:
+        with urllib.request.urlopen(url, timeout=timeout_s) as response, partial.open("wb") as out:
+            shutil.copyfileobj(response, out)
+        if sha256:
+            digest = hashlib.sha256(partial.read_bytes()).hexdigest()
+            if digest != sha256.lower():
+                raise InputError(f"{url}: SHA-256 {digest} differs from the configured {sha256}")
+    return Path(dest)
 
 
 def download_onet(url: str, release: str, out_dir: str | Path, sha256: str | None = None) -> Path:

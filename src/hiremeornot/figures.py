@@ -11,16 +11,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from hiremeornot.atomic import atomic_output  # noqa: E402
+
 LABELS = {"confirmation": "Confirmation (Q1 vs Q2)", "consistency": "Consistency (Q2 vs Q3)"}
 
 
 def _save(fig: plt.Figure, path: str | Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.stem}.partial{path.suffix}")
-    fig.savefig(partial, dpi=150, bbox_inches="tight")
+    with atomic_output(path) as partial:
+        fig.savefig(partial, dpi=150, bbox_inches="tight")
     plt.close(fig)
-    partial.replace(path)
 
 
 def metric_distribution(metrics: pd.DataFrame, metric: str, path: str | Path) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from hiremeornot.atomic import atomic_output
 from hiremeornot.backends import location
 from hiremeornot.tables_io import write_table
 
@@ -30,11 +31,8 @@ def markdown_table(frame: pd.DataFrame, digits: int = 3) -> str:
 
 
 def write_markdown(text: str, path: str | Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text)
-    partial.replace(path)
+    with atomic_output(path) as partial:
+        partial.write_text(text)
 
 
 def annotated_differences(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from hiremeornot.atomic import atomic_output
 from hiremeornot.errors import InputError
 
 
@@ -29,14 +30,11 @@ def read_tsv(path: str | Path, columns: Iterable[str]) -> pd.DataFrame:
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> None:
     """Write a table atomically: Parquet for .parquet, TSV otherwise."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    if path.suffix == ".parquet":
-        frame.to_parquet(partial, index=False)
-    else:
-        frame.to_csv(partial, sep="\t", index=False)
-    partial.replace(path)
+    with atomic_output(path) as partial:
+        if partial.suffix == ".parquet":
+            frame.to_parquet(partial, index=False)
+        else:
+            frame.to_csv(partial, sep="\t", index=False)
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

@@ -14,6 +14,8 @@ __all__ = ["Backend", "BackendError", "Request", "Response", "load_backend", "mo
 _REGISTRY = {
     "transformers": "hiremeornot.backends.transformers_backend:TransformersBackend",
     "openai": "hiremeornot.backends.openai_backend:OpenAIBackend",
+    "vllm": "hiremeornot.backends.vllm_backend:VLLMBackend",
+    "extractive_qa": "hiremeornot.backends.extractive_qa:ExtractiveQABackend",
 }
 
 

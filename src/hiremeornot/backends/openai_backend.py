@@ -13,7 +13,6 @@ an error naming the model and the prompt, and is never stored.
 from __future__ import annotations
 
 import json
-import math
 import os
 import threading
 import time
@@ -29,6 +28,7 @@ from hiremeornot.backends.base import (
     Response,
     chat_messages,
 )
+from hiremeornot.backends.token_logprobs import GeneratedToken, choice_logprobs
 from hiremeornot.errors import InputError
 
 
@@ -128,7 +128,7 @@ class OpenAIBackend(Backend):
         answer = self._answer_text(request, choice.message.content)
         if answer not in request.choices:
             raise self._fail(request, f"answered {answer!r}, outside {list(request.choices)}")
-        return Response(answer, choice_logprobs(choice, request.choices, answer))
+        return Response(answer, choice_logprobs(reply_tokens(choice), request.choices, answer))
 
     def answer(self, requests: Sequence[Request]) -> list[Response]:
         """All answers, or a PartialBatchError holding the ones obtained (already paid for)."""
@@ -146,35 +146,10 @@ class OpenAIBackend(Backend):
         return [answered[index] for index in range(len(requests))]
 
 
-def choice_logprobs(choice, choices: Sequence[str], answer: str) -> tuple[float, ...]:
-    """Log-probabilities from the reply's token log-probabilities, NaN where unknown.
-
-    The chosen answer gets the sum over the tokens that spell it; another choice gets the best
-    log-probability among the top alternatives, at the answer's first token, whose text starts
-    it (a lower bound on its first token only). Without token log-probabilities: all NaN.
-    """
+def reply_tokens(choice) -> list[GeneratedToken]:
+    """The reply's tokens with their top alternatives (none without log-probabilities)."""
     tokens = getattr(getattr(choice, "logprobs", None), "content", None) or []
-    text = "".join(t.token for t in tokens)
-    start = text.find(answer)
-    offsets, position = [], 0
-    for token in tokens:
-        offsets.append(position)
-        position += len(token.token)
-    if start < 0 or start not in offsets:
-        return tuple(math.nan for _ in choices)
-    first = offsets.index(start)
-    chosen = [
-        t.logprob for t, o in zip(tokens, offsets, strict=True) if start <= o < start + len(answer)
+    return [
+        GeneratedToken(t.token, t.logprob, {a.token: a.logprob for a in t.top_logprobs or []})
+        for t in tokens
     ]
-    result = []
-    for candidate in choices:
-        if candidate == answer:
-            result.append(float(sum(chosen)))
-            continue
-        alternatives = [
-            a.logprob
-            for a in tokens[first].top_logprobs or []
-            if a.token and candidate.startswith(a.token)
-        ]
-        result.append(float(max(alternatives)) if alternatives else math.nan)
-    return tuple(result)

@@ -1,23 +1,34 @@
-"""An OpenAI-compatible chat-completions server on loopback that injects scripted faults.
+"""An OpenAI-compatible server on loopback that injects scripted faults.
 
-Each request takes the next entry of ``faults`` (then "ok"): "429" (Retry-After: 0), "500",
-"timeout" (answers too late), "reset" (drops the connection), "malformed" (a body that is not
-JSON), "bad_json" (content that is not the answer JSON), "outside" (an answer not offered), or
-"ok" (the first offered choice, with token log-probabilities).
+Chat completions: each request takes the next entry of ``faults`` (then "ok"): "429"
+(Retry-After: 0), "500", "timeout" (answers too late), "reset" (drops the connection),
+"malformed" (a body that is not JSON), "bad_json" (content that is not the answer JSON),
+"outside" (an answer not offered), or "ok" (the first offered choice, with token
+log-probabilities). It reads the answer space from whichever constraint the request uses.
+
+Batch API: files are uploaded and served back; a batch stays "in_progress" for
+``batch_polls`` retrievals, then completes, each line answered as a chat completion
+(taking faults the same way; "500" lands in the error file).
 """
 
 from __future__ import annotations
 
+import email.parser
 import http.server
 import json
+import re
 import socket
 import threading
 import time
 from contextlib import contextmanager
+from typing import Any
 
 
-def completion(content: str) -> dict:
-    tokens = [{"token": ch, "logprob": -0.5, "top_logprobs": []} for ch in content]
+def completion(content: str | None, tokens: list[dict], tool_call: str | None = None) -> dict:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_call is not None:
+        function = {"name": "answer", "arguments": tool_call}
+        message["tool_calls"] = [{"id": "call-1", "type": "function", "function": function}]
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
@@ -27,12 +38,30 @@ def completion(content: str) -> dict:
             {
                 "index": 0,
                 "finish_reason": "stop",
-                "message": {"role": "assistant", "content": content},
+                "message": message,
                 "logprobs": {"content": tokens},
             }
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
+
+
+def char_tokens(content: str) -> list[dict]:
+    """One token per character, each of log-probability -0.5."""
+    return [{"token": ch, "logprob": -0.5, "top_logprobs": []} for ch in content]
+
+
+def offered_choices(body: dict) -> list[str]:
+    """The answer space of a request, whatever its constraint."""
+    if "response_format" in body:
+        return body["response_format"]["json_schema"]["schema"]["properties"]["answer"]["enum"]
+    if "tools" in body:
+        return body["tools"][0]["function"]["parameters"]["properties"]["answer"]["enum"]
+    if "structured_outputs" in body:
+        return body["structured_outputs"]["choice"]
+    if "grammar" in body:
+        return [json.loads(x) for x in re.findall(r'"(?:[^"\\]|\\.)*"', body["grammar"])]
+    raise AssertionError(f"unconstrained request: {body}")
 
 
 class FakeOpenAI:
@@ -42,6 +71,10 @@ class FakeOpenAI:
         self.faults: list[str] = []
         self.requests: list[dict] = []
         self.delay_s = delay_s
+        self.token_texts: dict[str, str] = {}  # logit_bias: token id -> its text
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict] = {}
+        self.batch_polls = 1
         self._lock = threading.Lock()
 
     def next_fault(self) -> str:
@@ -49,16 +82,93 @@ class FakeOpenAI:
             return self.faults.pop(0) if self.faults else "ok"
 
     def reply(self, body: dict, fault: str) -> tuple[int, dict[str, str], bytes]:
-        choices = body["response_format"]["json_schema"]["schema"]["properties"]["answer"]["enum"]
-        answer = {"outside": "Maybe", "bad_json": None}.get(fault, choices[0])
-        content = "not json" if answer is None else json.dumps({"answer": answer})
         if fault == "429":
             return 429, {"Retry-After": "0"}, b'{"error": {"message": "slow down"}}'
         if fault == "500":
             return 500, {}, b'{"error": {"message": "boom"}}'
         if fault == "malformed":
             return 200, {}, b"{this is not json"
-        return 200, {}, json.dumps(completion(content)).encode()
+        if "logit_bias" in body:
+            return 200, {}, json.dumps(self.one_token(body, fault)).encode()
+        choices = offered_choices(body)
+        answer = {"outside": "Maybe", "bad_json": None}.get(fault, choices[0])
+        if "response_format" in body or "tools" in body:
+            content = "not json" if answer is None else json.dumps({"answer": answer})
+        else:
+            content = answer or ""
+        if "tools" in body:
+            return 200, {}, json.dumps(completion(None, [], tool_call=content)).encode()
+        return 200, {}, json.dumps(completion(content, char_tokens(content))).encode()
+
+    def one_token(self, body: dict, fault: str) -> dict:
+        """The first biased token, with every biased token among the top log-probabilities."""
+        texts = [self.token_texts[token] for token in body["logit_bias"]]
+        top = [{"token": t, "logprob": -1.0 - i} for i, t in enumerate(texts)]
+        chosen = "Maybe" if fault == "outside" else texts[0]
+        token = {"token": chosen, "logprob": -1.0, "top_logprobs": top}
+        return completion(chosen, [token])
+
+    def batch_lines(self, requests: bytes) -> tuple[bytes, bytes]:
+        """(output file, error file) of a batch's request file."""
+        output, errors = [], []
+        for line in requests.decode().splitlines():
+            request = json.loads(line)
+            self.requests.append({"body": request["body"], "authorization": "batch"})
+            status, _, payload = self.reply(request["body"], self.next_fault())
+            result = {
+                "id": f"batch_req_{request['custom_id']}",
+                "custom_id": request["custom_id"],
+                "response": {"status_code": status, "body": json.loads(payload)},
+                "error": None,
+            }
+            (output if status == 200 else errors).append(json.dumps(result))
+        return "\n".join(output).encode(), "\n".join(errors).encode()
+
+    def batch_object(self, batch_id: str) -> dict:
+        batch = self.batches[batch_id]
+        batch["polls"] += 1
+        if batch["status"] == "in_progress" and batch["polls"] > self.batch_polls:
+            out, err = self.batch_lines(self.files[batch["input_file_id"]])
+            self.files[f"{batch_id}-out"], self.files[f"{batch_id}-err"] = out, err
+            batch.update(
+                status="completed",
+                output_file_id=f"{batch_id}-out",
+                error_file_id=f"{batch_id}-err",
+            )
+        return {k: v for k, v in batch.items() if k != "polls"}
+
+    def create_batch(self, body: dict) -> dict:
+        batch_id = f"batch-{len(self.batches) + 1}"
+        self.batches[batch_id] = {
+            "id": batch_id,
+            "object": "batch",
+            "endpoint": body["endpoint"],
+            "input_file_id": body["input_file_id"],
+            "completion_window": body["completion_window"],
+            "status": "in_progress",
+            "created_at": 0,
+            "polls": 0,
+        }
+        return self.batch_object(batch_id)
+
+    def upload(self, content_type: str, raw: bytes) -> dict:
+        message = email.parser.BytesParser().parsebytes(
+            b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw
+        )
+        content = next(
+            p for p in message.walk() if p.get_param("name", header="content-disposition") == "file"
+        )
+        file_id = f"file-{len(self.files) + 1}"
+        self.files[file_id] = content.get_payload(decode=True)
+        return {
+            "id": file_id,
+            "object": "file",
+            "bytes": len(self.files[file_id]),
+            "created_at": 0,
+            "filename": "questions.jsonl",
+            "purpose": "batch",
+            "status": "processed",
+        }
 
 
 @contextmanager
@@ -69,8 +179,31 @@ def serve(fake: FakeOpenAI):
         def log_message(self, *args):
             pass
 
+        def send(self, status: int, payload: bytes, headers: dict[str, str] | None = None):
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self):
+            parts = self.path.strip("/").split("/")  # v1/batches/ID or v1/files/ID/content
+            if parts[1] == "batches":
+                self.send(200, json.dumps(fake.batch_object(parts[2])).encode())
+            else:
+                self.send(200, fake.files[parts[2]])
+
         def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            raw = self.rfile.read(int(self.headers["Content-Length"]))
+            if self.path.endswith("/files"):
+                self.send(200, json.dumps(fake.upload(self.headers["Content-Type"], raw)).encode())
+                return
+            body = json.loads(raw)
+            if self.path.endswith("/batches"):
+                self.send(200, json.dumps(fake.create_batch(body)).encode())
+                return
             fake.requests.append({"body": body, "authorization": self.headers["Authorization"]})
             fault = fake.next_fault()
             if fault == "reset":
@@ -79,13 +212,7 @@ def serve(fake: FakeOpenAI):
             if fault == "timeout":
                 time.sleep(fake.delay_s)
             status, headers, payload = fake.reply(body, fault)
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(payload)
+            self.send(status, payload, headers)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

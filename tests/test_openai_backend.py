@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import math
+import re
+
 import pytest
 
 from hiremeornot.asking import ask
-from hiremeornot.backends import BackendError, Request, load_backend, model_identity
+from hiremeornot.backends import (
+    BackendError,
+    Request,
+    load_backend,
+    model_identity,
+    openai_batch,
+    openai_constraints,
+)
+from hiremeornot.errors import InputError
 from hiremeornot.store import ResponseStore, request_key
 from tests.fake_openai import FakeOpenAI, serve
 
@@ -98,7 +109,7 @@ def test_missing_key_is_named(fake, monkeypatch):
 def test_structured_outputs_constraint_for_vllm_serve(fake, tmp_path):
     config = settings(fake, constraint="structured_outputs")
     backend = load_backend("openai", config)
-    arguments = backend._arguments(REQUESTS[0])
+    arguments = backend.api.arguments(REQUESTS[0])
     assert arguments["extra_body"] == {"structured_outputs": {"choice": ["Yes", "No"]}}
     assert "response_format" not in arguments and "guided_choice" not in str(arguments)
 
@@ -113,3 +124,105 @@ def test_answers_obtained_before_a_lasting_fault_are_kept(fake, tmp_path):
     _, summary = run(fake, store_path)
     assert (summary.asked, summary.from_store) == (1, 2)
     assert len(fake.requests) == asked_before + 1
+
+
+def test_grammar_constraint_for_llama_cpp(fake, tmp_path):
+    responses, _ = run(fake, tmp_path / "s.sqlite", constraint="grammar")
+    assert [r.answer for r in responses] == ["Yes"] * 3
+    assert fake.requests[0]["body"]["grammar"] == 'root ::= "Yes" | "No"'
+    assert responses[0].logprobs[0] == pytest.approx(-1.5)
+
+
+def test_tool_constraint_answers_through_a_strict_enum_function(fake, tmp_path):
+    responses, _ = run(fake, tmp_path / "s.sqlite", constraint="tool")
+    assert [r.answer for r in responses] == ["Yes"] * 3
+    tool = fake.requests[0]["body"]["tools"][0]["function"]
+    assert tool["strict"] and tool["parameters"]["properties"]["answer"]["enum"] == ["Yes", "No"]
+    assert all(math.isnan(value) for value in responses[0].logprobs)  # none for tool calls
+    fake.faults = ["bad_json"]
+    with pytest.raises(BackendError, match="malformed JSON answer 'not json'"):
+        run(fake, tmp_path / "t.sqlite", constraint="tool")
+
+
+TOY_TOKENS = {"Yes": [9], "No": [7], "Mary": [5, 1], "Mark": [5, 2]}
+
+
+@pytest.fixture()
+def toy_tokenizer(fake, monkeypatch):
+    """A tokenizer of four words, for constraint logit_bias."""
+    monkeypatch.setattr(
+        openai_constraints,
+        "load_tokenizer",
+        lambda name: (TOY_TOKENS.__getitem__, {9: "Yes", 7: "No", 5: "Mar"}.__getitem__),
+    )
+    fake.token_texts = {"9": "Yes", "7": "No", "5": "Mar"}
+
+
+def test_logit_bias_constraint_picks_a_first_token_and_renormalises(fake, tmp_path, toy_tokenizer):
+    responses, _ = run(fake, tmp_path / "s.sqlite", constraint="logit_bias", tokenizer="toy")
+    body = fake.requests[0]["body"]
+    assert body["max_tokens"] == 1 and body["logit_bias"] == {"9": 100, "7": 100}
+    assert [r.answer for r in responses] == ["Yes"] * 3
+    yes, no = responses[0].logprobs  # the server gave -1 and -2; renormalised over the choices
+    assert yes - no == pytest.approx(1.0) and math.exp(yes) + math.exp(no) == pytest.approx(1.0)
+
+
+def test_logit_bias_refuses_choices_it_cannot_tell_apart(fake, tmp_path, toy_tokenizer):
+    config = settings(fake, constraint="logit_bias", tokenizer="toy")
+    backend = load_backend("openai", config)
+    with pytest.raises(BackendError, match="do not all start with different tokens.*tool"):
+        backend.answer([Request("Who?", ("Mary", "Mark"))])
+    fake.faults = ["outside"]
+    with pytest.raises(BackendError, match="answered 'Maybe'"):
+        backend.answer(REQUESTS[:1])
+    with pytest.raises(InputError, match="logit_bias needs a tokenizer"):
+        load_backend("openai", settings(fake, constraint="logit_bias"))
+
+
+def test_the_run_size_and_cost_are_printed_and_a_cost_cap_stops_it(fake, tmp_path, capsys):
+    prices = {"input": 1000.0, "output": 2000.0}
+    run(fake, tmp_path / "s.sqlite", price_per_million_tokens=prices)
+    line = capsys.readouterr().out
+    assert re.search(r"fake-model: 3 requests to send, about \d+ input and \d+ output tokens", line)
+    assert re.search(r"estimated cost \$\d+\.\d\d", line)
+    asked = len(fake.requests)
+    with pytest.raises(InputError, match=r"over max_cost_usd \$0\.01; nothing was asked"):
+        run(fake, tmp_path / "t.sqlite", price_per_million_tokens=prices, max_cost_usd=0.01)
+    assert len(fake.requests) == asked
+
+
+def batch_settings(fake, tmp_path):
+    return {"mode": "batch", "batch_poll_s": 0, "state_dir": str(tmp_path / "batches")}
+
+
+def test_batch_mode_answers_through_one_batch(fake, tmp_path):
+    responses, summary = run(fake, tmp_path / "s.sqlite", **batch_settings(fake, tmp_path))
+    assert [r.answer for r in responses] == ["Yes"] * 3 and summary.asked == 3
+    assert len(fake.batches) == 1 and len(fake.requests) == 3
+    assert list((tmp_path / "batches").iterdir()) == []  # the journal is gone once collected
+
+
+def test_a_killed_batch_run_resumes_the_same_batch(fake, tmp_path, monkeypatch):
+    fake.batch_polls = 1000  # still in progress when the job is killed
+
+    def killed(seconds):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch, pytest.raises(KeyboardInterrupt):
+        patch.setattr(openai_batch.time, "sleep", killed)
+        run(fake, tmp_path / "s.sqlite", **batch_settings(fake, tmp_path))
+    assert len(list((tmp_path / "batches").iterdir())) == 1
+    fake.batch_polls = 2
+    responses, summary = run(fake, tmp_path / "s.sqlite", **batch_settings(fake, tmp_path))
+    assert len(fake.batches) == 1 and summary.asked == 3  # the same batch, paid once
+    assert [r.answer for r in responses] == ["Yes"] * 3
+
+
+def test_failed_batch_lines_are_reported_and_only_they_are_sent_again(fake, tmp_path):
+    fake.faults = ["ok", "500", "outside"]
+    store_path = tmp_path / "s.sqlite"
+    with pytest.raises(BackendError, match=r"batch batch-1: HTTP 500.*\(and 1 more failed"):
+        run(fake, store_path, **batch_settings(fake, tmp_path))
+    assert len(ResponseStore(store_path)) == 1
+    _, summary = run(fake, store_path, **batch_settings(fake, tmp_path))
+    assert (summary.asked, summary.from_store, len(fake.batches)) == (2, 1, 2)

@@ -45,6 +45,7 @@ def ask(
     answered = {request: known[keys[request]] for request in unique if keys[request] in known}
     if missing:
         backend = load_backend()
+        backend.preflight(missing)
         progress = tqdm(total=len(missing), desc=label, unit="q", mininterval=2.0)
         for begin in range(0, len(missing), backend.batch_size):
             batch = missing[begin : begin + backend.batch_size]

@@ -13,7 +13,7 @@ __all__ = ["Backend", "BackendError", "Request", "Response", "load_backend", "mo
 
 _REGISTRY = {
     "transformers": "hiremeornot.backends.transformers_backend:TransformersBackend",
-    "openai": "hiremeornot.backends.openai_backend:OpenAIBackend",
+    "openai": "hiremeornot.backends.openai_backend:create",
     "vllm": "hiremeornot.backends.vllm_backend:VLLMBackend",
     "extractive_qa": "hiremeornot.backends.extractive_qa:ExtractiveQABackend",
 }
@@ -23,9 +23,9 @@ def load_backend(name: str, settings: dict[str, Any]) -> Backend:
     """Build the backend called ``name`` for one model's settings."""
     if name not in _REGISTRY:
         raise InputError(f"unknown backend {name!r}; known: {sorted(_REGISTRY)}")
-    module_name, class_name = _REGISTRY[name].split(":")
-    backend_class = getattr(importlib.import_module(module_name), class_name)
-    return backend_class(settings)
+    module_name, factory_name = _REGISTRY[name].split(":")
+    factory = getattr(importlib.import_module(module_name), factory_name)
+    return factory(settings)
 
 
 # Settings that change how fast answers come, never what they are.

@@ -38,6 +38,9 @@ class Backend(ABC):
     def answer(self, requests: Sequence[Request]) -> list[Response]:
         """Answer a batch of requests, in order."""
 
+    def preflight(self, requests: Sequence[Request]) -> None:  # noqa: B027 (optional hook)
+        """Called once with every request about to be asked (a paid API prints its cost here)."""
+
 
 class BackendError(RuntimeError):
     """A backend failed or answered outside the answer space."""

@@ -1,18 +1,15 @@
-"""Chat-completion APIs: OpenAI and any OpenAI-compatible server (vLLM serve, llama.cpp, ...).
+"""Chat-completions APIs: OpenAI and any OpenAI-compatible server (vLLM serve, llama.cpp, ...).
 
-The answer is constrained to the choices by ``constraint``:
-- ``json_schema``: ``response_format`` with a JSON schema whose only property is an enum of the
-  choices (OpenAI models that support structured outputs);
-- ``structured_outputs``: vLLM's ``extra_body={"structured_outputs": {"choice": [...]}}``.
-The API key is read from the environment variable named by ``api_key_env``, never from the
-config. Transient faults (429 with Retry-After, 5xx, timeouts, dropped connections) are retried by
-the SDK up to ``max_retries`` times; an answer that is malformed or outside the answer space is
-an error naming the model and the prompt, and is never stored.
+Answers are held to the answer space by the ``constraint`` setting (see openai_constraints). The
+API key is read from the environment variable named by ``api_key_env``, never from the config.
+Transient faults (429 with Retry-After, 5xx, timeouts, dropped connections) are retried by the
+SDK up to ``max_retries`` times; an answer that is malformed or outside the answer space is an
+error naming the model and the prompt, and is never stored. ``mode: batch`` sends the questions
+through the Batch API instead (openai_batch).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -28,7 +25,8 @@ from hiremeornot.backends.base import (
     Response,
     chat_messages,
 )
-from hiremeornot.backends.token_logprobs import GeneratedToken, choice_logprobs
+from hiremeornot.backends.openai_constraints import make_constraint
+from hiremeornot.backends.openai_cost import cost_estimate
 from hiremeornot.errors import InputError
 
 
@@ -48,8 +46,8 @@ class RateLimiter:
         time.sleep(max(0.0, start - now))
 
 
-class OpenAIBackend(Backend):
-    """A model behind a chat-completions endpoint."""
+class ChatAPI:
+    """One model behind a chat-completions endpoint: the client, the requests, the replies."""
 
     def __init__(self, settings: dict[str, Any]):
         import openai
@@ -59,10 +57,7 @@ class OpenAIBackend(Backend):
         if not api_key:
             raise InputError(f"model {settings['model']!r}: set the API key in ${key_name}")
         self.settings = settings
-        self.json_schema = settings.get("constraint", "json_schema") == "json_schema"
-        self.concurrency = settings.get("concurrency", 4)
-        self.batch_size = 4 * self.concurrency
-        self.limiter = RateLimiter(settings.get("requests_per_minute"))
+        self.constraint = make_constraint(settings)
         self.client = openai.OpenAI(
             api_key=api_key,
             base_url=settings.get("base_url"),
@@ -70,65 +65,87 @@ class OpenAIBackend(Backend):
             timeout=settings.get("timeout_s", 60),
         )
 
-    def _arguments(self, request: Request) -> dict[str, Any]:
-        arguments: dict[str, Any] = {
+    def arguments(self, request: Request) -> dict[str, Any]:
+        """The chat-completions request body of a question."""
+        try:
+            constrained = self.constraint.arguments(request.choices)
+        except ValueError as exc:
+            raise self.fail(request, str(exc)) from None
+        return {
             "model": self.settings["model"],
             "messages": chat_messages(self.settings.get("system_prompt"), request.prompt),
             "temperature": self.settings.get("temperature", 0.0),
             "logprobs": True,
             "top_logprobs": 20,
+            **constrained,
         }
-        if self.json_schema:
-            schema = {
-                "type": "object",
-                "properties": {"answer": {"type": "string", "enum": list(request.choices)}},
-                "required": ["answer"],
-                "additionalProperties": False,
-            }
-            arguments["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "answer", "strict": True, "schema": schema},
-            }
-        else:
-            arguments["extra_body"] = {"structured_outputs": {"choice": list(request.choices)}}
-        return arguments
 
-    def _fail(self, request: Request, problem: str) -> BackendError:
+    def fail(self, request: Request, problem: str) -> BackendError:
         return BackendError(
             f"model {self.settings['model']!r} at {self.settings.get('base_url') or 'OpenAI'}: "
             f"{problem} (prompt {request.prompt[:80]!r}...)"
         )
 
-    def _answer_text(self, request: Request, content: str | None) -> str:
-        if content is None:
-            raise self._fail(request, "the reply has no content")
-        if not self.json_schema:
-            return content.strip()
+    def response(self, request: Request, reply: Any) -> Response:
+        """The answer of a reply choice; an error if it is malformed or outside the choices."""
         try:
-            return str(json.loads(content)["answer"])
-        except (ValueError, KeyError, TypeError):
-            raise self._fail(request, f"malformed JSON answer {content[:80]!r}") from None
+            answer, logprobs = self.constraint.parse(reply, request.choices)
+        except ValueError as exc:
+            raise self.fail(request, str(exc)) from None
+        if answer not in request.choices:
+            raise self.fail(request, f"answered {answer!r}, outside {list(request.choices)}")
+        return Response(answer, logprobs)
 
-    def _complete(self, request: Request):
+    def preflight(self, requests: Sequence[Request]) -> None:
+        """Print the run's size and estimated cost; refuse it if over ``max_cost_usd``."""
+        estimate = cost_estimate(requests, self.settings, self.constraint)
+        print(estimate.line(), flush=True)
+        limit = self.settings.get("max_cost_usd")
+        if limit is not None and estimate.usd is not None and estimate.usd > limit:
+            raise InputError(
+                f"model {self.settings['model']!r}: the estimated cost ${estimate.usd:.2f} is "
+                f"over max_cost_usd ${limit:.2f}; nothing was asked"
+            )
+
+
+def create(settings: dict[str, Any]) -> Backend:
+    """The backend of ``mode``: one request per question, or the Batch API."""
+    if settings.get("mode", "sync") == "batch":
+        from hiremeornot.backends.openai_batch import OpenAIBatchBackend
+
+        return OpenAIBatchBackend(settings)
+    return OpenAIBackend(settings)
+
+
+class OpenAIBackend(Backend):
+    """One request per question, ``concurrency`` in flight, at most ``requests_per_minute``."""
+
+    def __init__(self, settings: dict[str, Any]):
+        self.api = ChatAPI(settings)
+        self.concurrency = settings.get("concurrency", 4)
+        self.batch_size = 4 * self.concurrency
+        self.limiter = RateLimiter(settings.get("requests_per_minute"))
+
+    def preflight(self, requests: Sequence[Request]) -> None:
+        self.api.preflight(requests)
+
+    def _complete(self, request: Request) -> Any:
         """The reply's first choice; a reply body that is not JSON is asked again (limited)."""
         import openai
 
-        for attempt in range(self.settings.get("max_retries", 5) + 1):
+        arguments = self.api.arguments(request)
+        for attempt in range(self.api.settings.get("max_retries", 5) + 1):
             self.limiter.wait()
             try:
-                return self.client.chat.completions.create(**self._arguments(request)).choices[0]
+                return self.api.client.chat.completions.create(**arguments).choices[0]
             except openai.APIError as exc:
-                raise self._fail(request, f"{type(exc).__name__}: {exc}") from None
+                raise self.api.fail(request, f"{type(exc).__name__}: {exc}") from None
             except (ValueError, IndexError, AttributeError) as exc:
                 problem = f"malformed reply after {attempt + 1} attempts: {exc}"
-        raise self._fail(request, problem)
+        raise self.api.fail(request, problem)
 
     def _ask(self, request: Request) -> Response:
-        choice = self._complete(request)
-        answer = self._answer_text(request, choice.message.content)
-        if answer not in request.choices:
-            raise self._fail(request, f"answered {answer!r}, outside {list(request.choices)}")
-        return Response(answer, choice_logprobs(reply_tokens(choice), request.choices, answer))
+        return self.api.response(request, self._complete(request))
 
     def answer(self, requests: Sequence[Request]) -> list[Response]:
         """All answers, or a PartialBatchError holding the ones obtained (already paid for)."""
@@ -144,12 +161,3 @@ class OpenAIBackend(Backend):
             more = f" (and {len(errors) - 1} more failed requests)" if len(errors) > 1 else ""
             raise PartialBatchError(errors[0] + more, answered)
         return [answered[index] for index in range(len(requests))]
-
-
-def reply_tokens(choice) -> list[GeneratedToken]:
-    """The reply's tokens with their top alternatives (none without log-probabilities)."""
-    tokens = getattr(getattr(choice, "logprobs", None), "content", None) or []
-    return [
-        GeneratedToken(t.token, t.logprob, {a.token: a.logprob for a in t.top_logprobs or []})
-        for t in tokens
-    ]

@@ -182,7 +182,7 @@ def test_logit_bias_refuses_choices_it_cannot_tell_apart(fake, tmp_path, toy_tok
 def test_the_run_size_and_cost_are_printed_and_a_cost_cap_stops_it(fake, tmp_path, capsys):
     prices = {"input": 1000.0, "output": 2000.0}
     run(fake, tmp_path / "s.sqlite", price_per_million_tokens=prices)
-    line = capsys.readouterr().out
+    line = capsys.readouterr().err
     assert re.search(r"fake-model: 3 requests to send, about \d+ input and \d+ output tokens", line)
     assert re.search(r"estimated cost \$\d+\.\d\d", line)
     asked = len(fake.requests)

@@ -16,23 +16,38 @@ SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "co
 def _with_defaults(validator_class: type) -> type:
     """A validator class that fills each missing property with its schema default.
 
-    A property marked ``x-backend: NAME`` is filled only in a model whose backend is NAME.
+    A property marked ``x-backend`` (one backend's name, or a list) is filled only in a model
+    whose backend is named there; ``x-default-by-backend`` overrides the default per backend.
     """
     validate_properties = validator_class.VALIDATORS["properties"]
 
     def fill_defaults(validator, properties, instance, schema):
         if isinstance(instance, dict):
+            backend = instance.get("backend")
             for name, subschema in properties.items():
-                backend = subschema.get("x-backend", instance.get("backend"))
+                default = subschema.get("x-default-by-backend", {}).get(
+                    backend, subschema.get("default", _MISSING)
+                )
                 if (
-                    "default" in subschema
-                    and name not in instance
-                    and backend == instance.get("backend")
+                    name not in instance
+                    and default is not _MISSING
+                    and _applies(subschema, backend)
                 ):
-                    instance[name] = _copy(subschema["default"])
+                    instance[name] = _copy(default)
         yield from validate_properties(validator, properties, instance, schema)
 
     return jsonschema.validators.extend(validator_class, {"properties": fill_defaults})
+
+
+_MISSING = object()
+
+
+def _applies(subschema: dict, backend: str | None) -> bool:
+    """Whether a property belongs in an object of ``backend`` (always, outside models)."""
+    marked = subschema.get("x-backend")
+    if marked is None:
+        return True
+    return backend in ([marked] if isinstance(marked, str) else marked)
 
 
 def _copy(value: Any) -> Any:

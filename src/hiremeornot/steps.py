@@ -138,7 +138,10 @@ def run_step(
             requests,
             store,
             model_identity(model_settings),
-            lambda: load_backend(model_settings["backend"], model_settings),
+            lambda: load_backend(
+                model_settings["backend"],
+                {**model_settings, "state_dir": str(Path(store_dir) / f"{model}-batches")},
+            ),
             label=f"{model} {step} shard {shard}",
         )
     finally:

@@ -43,6 +43,12 @@ RUNTIME_KEYS = {
     "max_retries",
     "timeout_s",
     "api_key_env",
+    "mode",
+    "batch_poll_s",
+    "batch_max_requests",
+    "price_per_million_tokens",
+    "max_cost_usd",
+    "state_dir",
 }
 
 

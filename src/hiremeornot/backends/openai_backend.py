@@ -11,6 +11,7 @@ through the Batch API instead (openai_batch).
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -99,7 +100,7 @@ class ChatAPI:
     def preflight(self, requests: Sequence[Request]) -> None:
         """Print the run's size and estimated cost; refuse it if over ``max_cost_usd``."""
         estimate = cost_estimate(requests, self.settings, self.constraint)
-        print(estimate.line(), flush=True)
+        print(estimate.line(), file=sys.stderr, flush=True)
         limit = self.settings.get("max_cost_usd")
         if limit is not None and estimate.usd is not None and estimate.usd > limit:
             raise InputError(

@@ -5,7 +5,7 @@ import yaml
 
 from hiremeornot.config import load_config, validate_config
 from hiremeornot.errors import InputError
-from hiremeornot.plan import check_config, step_settings
+from hiremeornot.plan import check_config, conda_env, step_settings
 from tests.conftest import REPO, SHARED_DATA
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -74,3 +74,36 @@ def test_step_settings_hold_only_what_each_step_uses():
         "attribute_question",
     }
     assert "q1" not in step_settings(loaded, "smollm2-135m", "step3")["prompts"]
+
+
+def test_backend_specific_keys_and_defaults_are_filled_per_backend():
+    models = {
+        backend: {"backend": backend, "model": "x/y"}
+        for backend in ["transformers", "openai", "vllm", "extractive_qa"]
+    }
+    filled = validate_config({"models": models})["models"]
+    assert (filled["vllm"]["dtype"], filled["vllm"]["batch_size"]) == ("auto", 512)
+    assert (filled["transformers"]["dtype"], filled["transformers"]["batch_size"]) == (
+        "float32",
+        32,
+    )
+    assert filled["extractive_qa"]["options_sentence"] == "Options: {options}."
+    assert "tensor_parallel_size" not in filled["extractive_qa"]
+    assert "system_prompt" not in filled["extractive_qa"] and "dtype" not in filled["openai"]
+    assert filled["openai"]["constraint"] == "json_schema" and filled["openai"]["mode"] == "sync"
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"shard_size": 4}, r"models.big.shard_size: .*never sharded"),
+        ({"tensor_parallel_size": 4, "gpus": 2}, r"models.big.gpus: 2 GPUs.*needs 4; set gpus: 4"),
+    ],
+)
+def test_a_vllm_model_is_one_job_per_step_with_the_gpus_it_needs(changes, message):
+    model = {"backend": "vllm", "model": "org/big", "gpus": 1, **changes}
+    with pytest.raises(InputError, match=message):
+        check_config(config(models={"big": model}, local_data=str(SHARED_DATA)))
+    model.update(gpus=8, shard_size=0, distributed_executor_backend=None)
+    checked = check_config(config(models={"big": model}, local_data=str(SHARED_DATA)))
+    assert conda_env(checked, "big") == "../../envs/vllm.yaml"

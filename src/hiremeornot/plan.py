@@ -30,8 +30,40 @@ def check_config(config: dict, source: str = "config") -> dict:
             model_location(settings)
         except InputError as exc:
             raise InputError(f"models.{name}: {exc}") from exc
+        check_vllm_job(name, settings)
     selected_occupations(config)
     return config
+
+
+def check_vllm_job(name: str, settings: dict) -> None:
+    """A vllm model runs one job per step, with the GPUs its parallelism needs."""
+    if settings["backend"] != "vllm":
+        return
+    if settings["shard_size"]:
+        raise InputError(
+            f"models.{name}.shard_size: a vllm model loads its weights once per step and is "
+            "never sharded; set shard_size: 0"
+        )
+    needed = settings.get("tensor_parallel_size", 1) * settings.get("pipeline_parallel_size", 1)
+    if settings.get("distributed_executor_backend") != "ray" and settings["gpus"] < needed:
+        raise InputError(
+            f"models.{name}.gpus: {settings['gpus']} GPUs, but tensor_parallel_size x "
+            f"pipeline_parallel_size needs {needed}; set gpus: {needed}"
+        )
+
+
+# The conda environment (envs/NAME.yaml) of each backend's model jobs.
+CONDA_ENVS = {
+    "transformers": "transformers",
+    "extractive_qa": "transformers",
+    "openai": "openai",
+    "vllm": "vllm",
+}
+
+
+def conda_env(config: dict, model: str) -> str:
+    """The environment file of a model's jobs, relative to workflow/rules/."""
+    return f"../../envs/{CONDA_ENVS[config['models'][model]['backend']]}.yaml"
 
 
 def data_root(config: dict) -> str:

@@ -6,7 +6,7 @@ rule ask_model:
     log:
         "logs/ask_model/{model}/{step}/shard-{shard}.log",
     conda:
-        "../../envs/transformers.yaml"
+        lambda wc: plan.conda_env(config, wc.model)
     threads: lambda wc: config["models"][wc.model]["threads"]
     resources:
         mem_mb=lambda wc: config["models"][wc.model]["mem_mb"],

@@ -49,6 +49,13 @@ RUNTIME_KEYS = {
     "price_per_million_tokens",
     "max_cost_usd",
     "state_dir",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "distributed_executor_backend",
+    "gpu_memory_utilization",
+    "max_model_len",
+    "seed",
+    "download_dir",
 }
 
 

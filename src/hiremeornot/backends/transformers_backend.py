@@ -25,7 +25,13 @@ from hiremeornot.backends.base import (
 from hiremeornot.backends.choice_engine import ChoiceEngine
 from hiremeornot.backends.location import model_location
 
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+# "auto" takes the dtype of the model's config.
+DTYPES = {
+    "auto": "auto",
+    "float32": torch.float32,
+    "bfloat16": torch.bfloat16,
+    "float16": torch.float16,
+}
 
 
 class TransformersBackend(Backend):

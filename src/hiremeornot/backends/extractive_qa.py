@@ -1,0 +1,183 @@
+"""Extractive question answering (the paper's baseline: RoBERTa-large fine-tuned on SQuAD 2.0).
+
+A span model cannot generate an answer, so each choice is scored as a span of the paragraph:
+- the prompt's last sentence, ending in "?", is the question and the text before it the context;
+- an options sentence listing every choice (``options_sentence``) is appended to the context, so
+  that choices absent from it (Yes/No, both/neither) are spans too;
+- a choice's score is the best ``start_logit[first token] + end_logit[last token]`` over its
+  whole-word, case-sensitive occurrences in that paragraph; the null answer is not a choice.
+The answer is the highest-scoring choice (ties: the first); the log-probabilities are the
+log-softmax of the choices' scores, normalised span scores rather than language-model
+probabilities.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from hiremeornot.backends.base import Backend, BackendError, Request, Response
+from hiremeornot.backends.location import model_location
+from hiremeornot.backends.transformers_backend import DTYPES
+from hiremeornot.errors import InputError
+
+OPTIONS_SENTENCE = "Options: {options}."
+SENTENCE_END = re.compile(r"[.!?]\s+")
+
+Offsets = Sequence[tuple[int, int] | None]
+
+
+def split_prompt(prompt: str) -> tuple[str, str]:
+    """(question, context): the prompt's last sentence, which must end in "?", and what precedes."""
+    text = prompt.strip()
+    if not text.endswith("?"):
+        raise BackendError(f"the prompt {prompt!r} does not end with a question")
+    ends = [match.end() for match in SENTENCE_END.finditer(text, 0, len(text) - 1)]
+    cut = ends[-1] if ends else 0
+    return text[cut:], text[:cut].rstrip()
+
+
+def check_options_sentence(template: str) -> None:
+    """Raise unless ``template`` is a format string whose only placeholder is ``{options}``."""
+    try:
+        listed = "\0" in template.format(options="\0")
+    except (KeyError, IndexError, ValueError):
+        listed = False
+    if not listed:
+        raise InputError(
+            f"options_sentence {template!r} must contain {{options}} and no other placeholder"
+        )
+
+
+def paragraph(context: str, choices: Sequence[str], template: str = OPTIONS_SENTENCE) -> str:
+    """The context followed by the options sentence listing every choice, in order."""
+    options = template.format(options=", ".join(choices))
+    return f"{context} {options}" if context else options
+
+
+def occurrences(text: str, candidate: str) -> list[tuple[int, int]]:
+    """Character spans [start, end) of the whole-word, case-sensitive matches of ``candidate``."""
+    pattern = re.compile(rf"(?<!\w){re.escape(candidate)}(?!\w)")
+    return [match.span() for match in pattern.finditer(text)]
+
+
+def token_span(offsets: Offsets, start: int, end: int) -> tuple[int, int] | None:
+    """The first and last token covering characters [start, end), None unless all are kept.
+
+    ``offsets[i]`` is token i's character span in the paragraph, None for a token outside it
+    (question, special tokens, padding); zero-width tokens cover nothing.
+    """
+    covering = [
+        i
+        for i, span in enumerate(offsets)
+        if span is not None and span[0] < end and span[1] > start
+    ]
+    if not covering or offsets[covering[0]][0] > start or offsets[covering[-1]][1] < end:
+        return None
+    return covering[0], covering[-1]
+
+
+def candidate_score(
+    start_logits: Sequence[float],
+    end_logits: Sequence[float],
+    offsets: Offsets,
+    spans: Sequence[tuple[int, int]],
+) -> float | None:
+    """The best span score over a candidate's character spans, None if no span is left."""
+    tokens = [token_span(offsets, start, end) for start, end in spans]
+    scores = [start_logits[first] + end_logits[last] for first, last in filter(None, tokens)]
+    return max(scores, default=None)
+
+
+def log_softmax(scores: Sequence[float]) -> tuple[float, ...]:
+    """Scores normalised to log-probabilities that sum to one."""
+    top = max(scores)
+    total = top + math.log(sum(math.exp(score - top) for score in scores))
+    return tuple(score - total for score in scores)
+
+
+class ExtractiveQABackend(Backend):
+    """An extractive question-answering model run by transformers on CPU or GPU."""
+
+    def __init__(self, settings: dict[str, Any]):
+        from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+
+        self.settings = settings
+        self.batch_size = settings.get("batch_size", 32)
+        self.max_length = settings.get("max_length", 512)
+        self.options_sentence = settings.get("options_sentence", OPTIONS_SENTENCE)
+        check_options_sentence(self.options_sentence)
+        location, _ = model_location(settings)
+        self.tokenizer = AutoTokenizer.from_pretrained(location)
+        if not self.tokenizer.is_fast:
+            raise BackendError(
+                f"model {settings['model']!r}: {type(self.tokenizer).__name__} is not a fast "
+                "tokenizer, and span scoring needs a fast tokenizer's character offsets"
+            )
+        self.model = AutoModelForQuestionAnswering.from_pretrained(
+            location, dtype=DTYPES[settings.get("dtype", "float32")]
+        ).to(settings.get("device", "cpu"))
+        self.model.eval()
+
+    def answer(self, requests: Sequence[Request]) -> list[Response]:
+        responses = []
+        for begin in range(0, len(requests), self.batch_size):
+            responses += self.answer_batch(requests[begin : begin + self.batch_size])
+        return responses
+
+    def answer_batch(self, requests: Sequence[Request]) -> list[Response]:
+        """One padded forward pass over the (question, paragraph) pairs of the requests."""
+        pairs = []
+        for request in requests:
+            question, context = split_prompt(request.prompt)
+            pairs.append((question, paragraph(context, request.choices, self.options_sentence)))
+        encoded = self.tokenizer(
+            [question for question, _ in pairs],
+            [text for _, text in pairs],
+            truncation="only_second",
+            max_length=self.max_length,
+            padding=True,
+            return_offsets_mapping=True,
+            return_tensors="pt",
+        )
+        offsets = encoded.pop("offset_mapping").tolist()
+        with torch.inference_mode():
+            output = self.model(**encoded.to(self.model.device))
+        start_logits = output.start_logits.float().tolist()
+        end_logits = output.end_logits.float().tolist()
+        responses = []
+        for i, (request, (_, text)) in enumerate(zip(requests, pairs, strict=True)):
+            in_paragraph = [
+                tuple(span) if sequence == 1 else None
+                for span, sequence in zip(offsets[i], encoded.sequence_ids(i), strict=True)
+            ]
+            responses.append(
+                self.response(request, text, start_logits[i], end_logits[i], in_paragraph)
+            )
+        return responses
+
+    def response(
+        self,
+        request: Request,
+        text: str,
+        start_logits: Sequence[float],
+        end_logits: Sequence[float],
+        offsets: Offsets,
+    ) -> Response:
+        """The best-scoring choice of one request and the log-softmax of the choices' scores."""
+        scores = []
+        for choice in request.choices:
+            score = candidate_score(start_logits, end_logits, offsets, occurrences(text, choice))
+            if score is None:
+                raise BackendError(
+                    f"model {self.settings['model']!r}: no occurrence of the choice {choice!r} "
+                    f"is left in the paragraph of the prompt {request.prompt[:80]!r}... once "
+                    f"truncated to max_length {self.max_length} tokens"
+                )
+            scores.append(score)
+        best = max(range(len(scores)), key=scores.__getitem__)
+        return Response(request.choices[best], log_softmax(scores))

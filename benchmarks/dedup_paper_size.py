@@ -1,6 +1,6 @@
 """Step-1 model calls of the paper-size plan with and without de-duplication, and the time.
 
-Builds the real plan of config/paper-size.yaml (62 occupations x 100 name pairs x both orders),
+Builds the real plan of config/paper.yaml (62 occupations x 100 name pairs x both orders),
 counts the Step-1 questions per instance and the distinct ones the pipeline asks, then times the
 choice engine on the embedded model on a sample of them to estimate the wall time on this CPU.
 
@@ -32,7 +32,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sample", type=int, default=64)
     args = parser.parse_args()
-    config = validate_config(yaml.safe_load((REPO / "config/paper-size.yaml").read_text()))
+    config = validate_config(yaml.safe_load((REPO / "config/paper.yaml").read_text()))
     occupations = select_occupations(REPO / config["occupations"]["table"], "all")
     names = read_name_lists(DATA / config["names"]["list"] / "word_lists/nouns/subjects")
     pairs = make_pairs(names, config["names"]["pairs"], config["names"]["seed"])

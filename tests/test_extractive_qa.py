@@ -18,6 +18,7 @@ from hiremeornot.backends.extractive_qa import (
     token_span,
 )
 from hiremeornot.errors import InputError
+from tests.tiny_models import tiny_roberta_qa
 
 CONTEXT = "Elizabeth and Thomas are neighbors."
 DEFINITION = (
@@ -53,36 +54,7 @@ SPACE = "\u0120"  # byte-level BPE's mark of a leading space
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     """A tiny RoBERTa for question answering and a byte-level BPE trained on CORPUS."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-    from transformers import RobertaConfig, RobertaForQuestionAnswering, RobertaTokenizerFast
-
-    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
-    bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=1000,
-        special_tokens=specials,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    bpe.train_from_iterator(CORPUS, trainer)
-    bpe.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0), trim_offsets=True)
-    tokenizer = RobertaTokenizerFast(tokenizer_object=bpe)
-    config = RobertaConfig(
-        vocab_size=bpe.get_vocab_size(),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=130,
-        pad_token_id=1,
-    )
-    torch.manual_seed(0)
-    folder = tmp_path_factory.mktemp("models") / "tiny-roberta-squad"
-    tokenizer.save_pretrained(folder)
-    RobertaForQuestionAnswering(config).save_pretrained(folder)
-    return folder
+    return tiny_roberta_qa(tmp_path_factory.mktemp("models") / "tiny-roberta-squad", CORPUS)
 
 
 def qa_backend(model_dir, **settings):

@@ -131,21 +131,20 @@ def test_nothing_reruns_and_a_forced_rerun_asks_the_model_nothing(tiny_run, tmp_
         assert "Loading weights" not in log, path  # the model was never loaded
 
 
-def test_paper_size_config_plans_in_a_few_thousand_jobs():
+def test_the_paper_config_plans_offline_one_job_per_model_and_step():
     result = snakemake(
         REPO,
         "-n",
         "--quiet",
         "rules",
         "--configfile",
-        "config/paper-size.yaml",
+        "config/paper.yaml",
         "--replace-workflow-config",
         "--config",
         f"local_data={SHARED_DATA}",
     )
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout + result.stderr, re.M))
-    # 62 occupations in shards of 8, 4 and 2 for the three models, three steps each
-    assert int(counts["ask_model"]) == 3 * (8 + 16 + 31)
+    assert int(counts["ask_model"]) == 3 * 3  # three models, three steps, unsharded
     assert int(counts["occupation_attributes"]) == 56  # distinct O*NET codes
-    assert int(counts["total"]) <= 3000
+    assert int(counts["total"]) <= 100
     assert planned_jobs(result.stdout + result.stderr) == []  # --quiet rules lists no job

@@ -13,7 +13,17 @@ import resource
 import sys
 import time
 
-from hiremeornot import download, figures, metrics, names, occupations, onet, report, stats
+from hiremeornot import (
+    download,
+    estimate,
+    figures,
+    metrics,
+    names,
+    occupations,
+    onet,
+    report,
+    stats,
+)
 from hiremeornot.backends import BackendError
 from hiremeornot.dataset import build_instances
 from hiremeornot.errors import InputError
@@ -52,6 +62,14 @@ def cmd_step(args, settings):
     paths = {"instances": args.instances, "attributes": args.attributes, "step1": args.step1}
     summary = run_step(args.step, args.model, settings, args.shard, paths, args.out, args.store_dir)
     log.info(summary.line(f"{args.model} {args.step} shard {args.shard}"))
+
+
+def cmd_estimate(args, settings):
+    table = estimate.estimate(
+        settings, read_table(args.instances), read_table(args.attributes), args.store_dir
+    )
+    write_table(table, args.out_tsv)
+    report.write_markdown(estimate.markdown(table), args.out_md)
 
 
 def cmd_metrics(args, settings):
@@ -213,6 +231,15 @@ def _parser() -> argparse.ArgumentParser:
         (["--out-tsv"], one),
         (["--out-md"], one),
         (["--out-png"], one),
+    )
+    command(
+        "estimate",
+        cmd_estimate,
+        (["--instances"], one),
+        (["--attributes"], one),
+        (["--store-dir"], one),
+        (["--out-tsv"], one),
+        (["--out-md"], one),
     )
     command(
         "summary",

@@ -24,6 +24,7 @@ localrules:
     figures,
     difference_table,
     summary,
+    estimate,
 
 
 OCCUPATIONS = plan.selected_occupations(config)

@@ -25,3 +25,32 @@ rule ask_model:
         " --instances {input.instances:q} --attributes {input.attributes:q} {params.step1}"
         " --store-dir {params.store_dir:q}"
         " --out {output:q} 2> {log:q}"
+
+
+# Not part of `all`: ask for it before a paid run (see README, "Cost controls").
+rule estimate:
+    input:
+        instances="results/dataset/instances.parquet",
+        attributes="results/dataset/attributes.tsv",
+    output:
+        tsv="results/estimate.tsv",
+        md="results/estimate.md",
+    log:
+        "logs/estimate/all.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings(
+            {
+                model: {
+                    step: plan.step_settings(config, model, step)
+                    for step in ["step1", "step2", "step3"]
+                }
+                for model in MODELS
+            }
+        ),
+        store_dir=config["store_dir"],
+    shell:
+        "hiremeornot estimate --settings {params.settings:q} --instances {input.instances:q}"
+        " --attributes {input.attributes:q} --store-dir {params.store_dir:q}"
+        " --out-tsv {output.tsv:q} --out-md {output.md:q} 2> {log:q} && cat {output.md:q}"

@@ -99,7 +99,7 @@ class ChatAPI:
 
     def preflight(self, requests: Sequence[Request]) -> None:
         """Print the run's size and estimated cost; refuse it if over ``max_cost_usd``."""
-        estimate = cost_estimate(requests, self.settings, self.constraint)
+        estimate = cost_estimate(requests, self.settings)
         print(estimate.line(), file=sys.stderr, flush=True)
         limit = self.settings.get("max_cost_usd")
         if limit is not None and estimate.usd is not None and estimate.usd > limit:

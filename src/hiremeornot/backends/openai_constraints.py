@@ -74,11 +74,6 @@ class Constraint(ABC):
         answer = self.answer_text(reply)
         return answer, choice_logprobs(reply_tokens(reply), choices, answer)
 
-    def output_tokens(self, choices: Choices) -> int:
-        """About how many tokens a reply takes (for the cost estimate)."""
-        longest = max(len(choice) for choice in choices)
-        return math.ceil(longest / 3) + (8 if self.json_wrapped else 1)
-
 
 class JsonSchema(Constraint):
     json_wrapped = True
@@ -163,9 +158,6 @@ class LogitBias(Constraint):
         known = [value for value in raw if not math.isnan(value)]
         total = math.log(sum(math.exp(value - max(known)) for value in known)) + max(known)
         return answer, tuple(value - total for value in raw)
-
-    def output_tokens(self, choices: Choices) -> int:
-        return 1
 
 
 def load_tokenizer(name: str) -> tuple[Callable[[str], list[int]], Callable[[int], str]]:

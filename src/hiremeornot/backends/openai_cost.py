@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from hiremeornot.backends.base import Request, chat_messages
-from hiremeornot.backends.openai_constraints import Constraint
 
 CHARS_PER_TOKEN = 4
 TOKENS_PER_MESSAGE = 4  # role and separators of the chat format
 TOKENS_PER_CHOICE = 2  # an answer-space entry in the constraint (enum, bias, grammar)
+JSON_TOKENS = 8  # the {"answer": ...} object around the answer of json_schema and tool
 
 
 @dataclass(frozen=True)
@@ -48,12 +48,19 @@ def input_tokens(request: Request, system_prompt: str | None) -> int:
     return text + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_CHOICE * len(request.choices)
 
 
-def cost_estimate(
-    requests: Sequence[Request], settings: dict[str, Any], constraint: Constraint
-) -> CostEstimate:
+def output_tokens(request: Request, constraint: str) -> int:
+    """About how many tokens the reply takes under ``constraint``."""
+    if constraint == "logit_bias":
+        return 1
+    longest = math.ceil(max(len(choice) for choice in request.choices) / CHARS_PER_TOKEN) + 1
+    return longest + (JSON_TOKENS if constraint in ("json_schema", "tool") else 0)
+
+
+def cost_estimate(requests: Sequence[Request], settings: dict[str, Any]) -> CostEstimate:
     """The estimate for ``requests`` asked of the model of ``settings``."""
+    constraint = settings.get("constraint", "json_schema")
     tokens_in = sum(input_tokens(r, settings.get("system_prompt")) for r in requests)
-    tokens_out = sum(constraint.output_tokens(r.choices) for r in requests)
+    tokens_out = sum(output_tokens(r, constraint) for r in requests)
     prices = settings.get("price_per_million_tokens")
     usd = None
     if prices:

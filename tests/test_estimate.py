@@ -1,0 +1,64 @@
+"""The pre-run estimate: exact Step-1 counts net of the store, bracketed Steps 2 and 3."""
+
+from __future__ import annotations
+
+import pytest
+
+from hiremeornot.backends import Response, model_identity
+from hiremeornot.backends.openai_cost import cost_estimate
+from hiremeornot.estimate import estimate, markdown, step_requests
+from hiremeornot.plan import step_settings
+from hiremeornot.store import ResponseStore, request_key
+from tests.test_steps import CONFIG, inputs  # noqa: F401 (the fixture)
+
+PRICES = {"input": 0.5, "output": 1.5}
+GPT = {"backend": "openai", "model": "gpt-x", "shard_size": 2, "price_per_million_tokens": PRICES}
+
+
+def by_step(model):
+    config = {**CONFIG, "models": {"gpt": model}}
+    return {s: step_settings(config, "gpt", s) for s in ["step1", "step2", "step3"]}
+
+
+def test_counts_tokens_and_costs_bracket_steps_2_and_3(inputs, tmp_path):  # noqa: F811
+    table = estimate({"gpt": by_step(GPT)}, inputs["instances"], inputs["attributes"], tmp_path)
+    rows = table.set_index("step")
+    n_instances = len(inputs["instances"])
+    assert list(rows["questions"]) == [
+        len(step_requests("step1", by_step(GPT)["step1"], inputs, "no")),
+        2 * n_instances,  # Q1 of each subject
+        2 * n_instances,  # Q2 and Q3
+    ]
+    assert rows.loc["step1", "in_store"] == 0
+    assert (rows["input_tokens_low"] <= rows["input_tokens_high"]).all()
+    assert (
+        rows.loc[["step2", "step3"], "input_tokens_low"]
+        < rows.loc[["step2", "step3"], "input_tokens_high"]
+    ).all()
+    step2 = step_requests("step2", by_step(GPT)["step2"], inputs, "yes")
+    assert rows.loc["step2", "usd_high"] == pytest.approx(cost_estimate(step2, GPT).usd)
+    assert all(" has " in r.prompt for r in step2)  # every attribute granted
+    assert "- gpt: about $" in markdown(table)
+
+
+def test_step1_questions_already_stored_are_not_counted_again(inputs, tmp_path):  # noqa: F811
+    settings = by_step(GPT)["step1"]
+    requests = step_requests("step1", settings, inputs, "no")
+    store = ResponseStore(tmp_path / "gpt.sqlite")
+    identity = model_identity(settings["model"])
+    store.put((request_key(identity, r), r, Response("No", (-1.0, -0.5))) for r in requests[:5])
+    store.close()
+    table = estimate({"gpt": by_step(GPT)}, inputs["instances"], inputs["attributes"], tmp_path)
+    step1 = table.set_index("step").loc["step1"]
+    assert step1["in_store"] == 5
+    missing = cost_estimate(requests[5:], settings["model"])
+    assert step1["input_tokens_low"] == missing.input_tokens and step1["usd_low"] == pytest.approx(
+        missing.usd
+    )
+
+
+def test_without_prices_tokens_only(inputs, tmp_path):  # noqa: F811
+    local = {"backend": "transformers", "model": "x/y", "shard_size": 0}
+    table = estimate({"gpt": by_step(local)}, inputs["instances"], inputs["attributes"], tmp_path)
+    assert table["usd_high"].isna().all() and (table["input_tokens_high"] > 0).all()
+    assert "no prices configured" in markdown(table)

@@ -57,8 +57,14 @@ def test_step1_questions_already_stored_are_not_counted_again(inputs, tmp_path):
     )
 
 
-def test_without_prices_tokens_only(inputs, tmp_path):  # noqa: F811
+def test_tokens_for_an_api_without_prices_and_counts_only_for_a_local_model(inputs, tmp_path):  # noqa: F811
+    api = {"backend": "openai", "model": "gpt-x", "shard_size": 0}
     local = {"backend": "transformers", "model": "x/y", "shard_size": 0}
-    table = estimate({"gpt": by_step(local)}, inputs["instances"], inputs["attributes"], tmp_path)
-    assert table["usd_high"].isna().all() and (table["input_tokens_high"] > 0).all()
-    assert "no prices configured" in markdown(table)
+    settings = {"api": by_step(api), "local": by_step(local)}
+    table = estimate(settings, inputs["instances"], inputs["attributes"], tmp_path)
+    api_rows, local_rows = (table[table["model"] == m] for m in ["api", "local"])
+    assert api_rows["usd_high"].isna().all() and (api_rows["input_tokens_high"] > 0).all()
+    assert local_rows["input_tokens_high"].isna().all()
+    assert list(local_rows["questions"]) == list(api_rows["questions"])
+    text = markdown(table)
+    assert "- api: no prices configured" in text and "- local" not in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -226,3 +227,11 @@ def test_failed_batch_lines_are_reported_and_only_they_are_sent_again(fake, tmp_
     assert len(ResponseStore(store_path)) == 1
     _, summary = run(fake, store_path, **batch_settings(fake, tmp_path))
     assert (summary.asked, summary.from_store, len(fake.batches)) == (2, 1, 2)
+
+
+def test_logit_bias_log_probs_are_nan_when_a_choice_is_not_listed(toy_tokenizer):
+    only_yes = SimpleNamespace(token="Yes", logprob=-0.1)
+    token = SimpleNamespace(token="Yes", logprob=-0.1, top_logprobs=[only_yes])
+    reply = SimpleNamespace(logprobs=SimpleNamespace(content=[token]))
+    answer, logprobs = openai_constraints.LogitBias("toy").parse(reply, ("Yes", "No"))
+    assert answer == "Yes" and all(math.isnan(value) for value in logprobs)

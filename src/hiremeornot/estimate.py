@@ -9,6 +9,7 @@ model's ``price_per_million_tokens``.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -67,28 +68,40 @@ def not_in_store(requests: list[Request], model_settings: dict, store_path: Path
     return [r for r, key in zip(requests, keys, strict=True) if key not in known]
 
 
-def estimate_row(model: str, step: str, settings: dict, inputs: dict, store_dir: Path) -> dict:
-    """One model and step: question count, store hits (Step 1), token and cost brackets."""
-    low = step_requests(step, settings, inputs, "no")
-    total, known = len(low), math.nan
+class QuestionPlan:
+    """The questions of each step, built once for all models that share prompts and answers."""
+
+    def __init__(self, instances: pd.DataFrame, attributes: pd.DataFrame):
+        self.inputs = {"instances": instances, "attributes": attributes}
+        self._built: dict[str, list[Request]] = {}
+
+    def requests(self, step: str, settings: dict, granted: str) -> list[Request]:
+        key = json.dumps([step, settings["prompts"], settings["answers"], granted], sort_keys=True)
+        if key not in self._built:
+            self._built[key] = step_requests(step, settings, self.inputs, granted)
+        return self._built[key]
+
+
+def estimate_row(model: str, step: str, settings: dict, plan: QuestionPlan, store_dir: Path):
+    """One model and step: question count, store hits (Step 1), and for a paid API the token
+    and cost brackets."""
+    low = plan.requests(step, settings, "no")
+    row = {"model": model, "step": step, "questions": len(low)}
     if step == "step1":
         low = high = not_in_store(low, settings["model"], store_dir / f"{model}.sqlite")
-        known = total - len(low)
+        row["in_store"] = row["questions"] - len(low)
     else:
-        high = step_requests(step, settings, inputs, "yes")
-    least = cost_estimate(low, settings["model"])
-    most = cost_estimate(high, settings["model"])
-    return {
-        "model": model,
-        "step": step,
-        "questions": total,
-        "in_store": known,
-        "input_tokens_low": least.input_tokens,
-        "input_tokens_high": most.input_tokens,
-        "output_tokens": most.output_tokens,
-        "usd_low": least.usd,
-        "usd_high": most.usd,
-    }
+        high = plan.requests(step, settings, "yes")
+    if settings["model"]["backend"] == "openai":
+        least, most = cost_estimate(low, settings["model"]), cost_estimate(high, settings["model"])
+        row.update(
+            input_tokens_low=least.input_tokens,
+            input_tokens_high=most.input_tokens,
+            output_tokens=most.output_tokens,
+            usd_low=least.usd,
+            usd_high=most.usd,
+        )
+    return row
 
 
 def estimate(
@@ -98,13 +111,14 @@ def estimate(
     store_dir: str | Path,
 ) -> pd.DataFrame:
     """The estimate table; ``settings`` maps model -> step -> that step's job settings."""
-    inputs = {"instances": instances, "attributes": attributes}
+    plan = QuestionPlan(instances, attributes)
     rows = [
-        estimate_row(model, step, by_step[step], inputs, Path(store_dir))
+        estimate_row(model, step, by_step[step], plan, Path(store_dir))
         for model, by_step in settings.items()
         for step in STEPS
     ]
-    return pd.DataFrame(rows, columns=COLUMNS).astype({"in_store": "Int64"})
+    integers = {c: "Int64" for c in COLUMNS if c not in ("model", "step", "usd_low", "usd_high")}
+    return pd.DataFrame(rows, columns=COLUMNS).astype(integers)
 
 
 def markdown(table: pd.DataFrame) -> str:
@@ -113,13 +127,14 @@ def markdown(table: pd.DataFrame) -> str:
         "# What the run will ask\n",
         "Steps 2 and 3 are bracketed between no attribute granted in Step 1 (low) and every "
         "attribute granted (high); `in_store` counts Step-1 questions already answered. Tokens "
-        "are approximate; costs use each model's `price_per_million_tokens`.\n",
+        "(approximate) and costs are given for openai models, costs where "
+        "`price_per_million_tokens` is set.\n",
         markdown_table(table.astype(object).where(table.notna(), ""), digits=2),
     ]
     for model, rows in table.groupby("model", sort=False):
         if rows["usd_high"].notna().all():
             low, high = rows["usd_low"].sum(), rows["usd_high"].sum()
             lines.append(f"- {model}: about ${low:,.2f} to ${high:,.2f} in all")
-        else:
+        elif rows["input_tokens_high"].notna().all():
             lines.append(f"- {model}: no prices configured")
     return "\n".join(lines) + "\n"

@@ -9,7 +9,9 @@
   (models without json_schema, such as gpt-3.5-turbo; no log-probabilities);
 - ``logit_bias``: one token, with a +100 bias on each choice's first token and the top
   log-probabilities (gpt-3.5-turbo; needs the model's tokenizer, and choices whose first
-  tokens differ). It is greedy constrained decoding whenever the first tokens differ.
+  tokens differ). The model picks the choice whose usual first token it ranks highest: greedy
+  constrained decoding for one-token choices; for longer ones greedy decoding may also start a
+  choice with a shorter token ("A" of "Andrew"), which this cannot.
 """
 
 from __future__ import annotations
@@ -146,7 +148,9 @@ class LogitBias(Constraint):
         """The choice whose first token was generated; log-probs renormalised over the choices.
 
         With the same bias on every choice, the renormalised first-token log-probabilities are
-        the model's own (exact for one-token choices, the first token's share otherwise).
+        the model's own relative ones (exact for one-token choices, the first token's share
+        otherwise). If a choice's first token is not among the top alternatives, no
+        renormalisation is possible: all are NaN.
         """
         tokens = reply_tokens(reply)
         if not tokens:
@@ -155,8 +159,9 @@ class LogitBias(Constraint):
         texts = {choice: self.decode(token) for choice, token in self.first_tokens(choices).items()}
         answer = next((c for c in choices if texts[c] == tokens[0].text), tokens[0].text)
         raw = [seen.get(texts[choice], math.nan) for choice in choices]
-        known = [value for value in raw if not math.isnan(value)]
-        total = math.log(sum(math.exp(value - max(known)) for value in known)) + max(known)
+        if any(math.isnan(value) for value in raw):
+            return answer, tuple(math.nan for _ in choices)
+        total = max(raw) + math.log(sum(math.exp(value - max(raw)) for value in raw))
         return answer, tuple(value - total for value in raw)
 
 

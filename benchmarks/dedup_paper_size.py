@@ -1,6 +1,6 @@
-"""Step-1 model calls of the paper-size plan with and without de-duplication, and the time.
+"""Step-1 model calls of the paper plan with and without de-duplication, and the time.
 
-Builds the real plan of config/paper.yaml (62 occupations x 100 name pairs x both orders),
+Builds the real plan of config/paper.yaml (62 occupations x 100 name pairs x its orders),
 counts the Step-1 questions per instance and the distinct ones the pipeline asks, then times the
 choice engine on the embedded model on a sample of them to estimate the wall time on this CPU.
 

@@ -1,4 +1,4 @@
-"""Time `snakemake -n` on the paper-size config and count its jobs per rule.
+"""Time `snakemake -n` on the paper config and count its jobs per rule.
 
 Usage: .venv/bin/python benchmarks/plan_paper_size.py [--local-data ../shared/data]
 """
@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--local-data", default=str(REPO.parent / "shared" / "data"))
-    parser.add_argument("--configfile", default=str(REPO / "config" / "paper-size.yaml"))
+    parser.add_argument("--configfile", default=str(REPO / "config" / "paper.yaml"))
     args = parser.parse_args()
     command = [
         sys.executable,

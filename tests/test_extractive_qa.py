@@ -300,3 +300,8 @@ def test_a_slow_tokenizer_is_refused(model_dir, tmp_path):
 def test_a_bad_options_sentence_is_refused_before_loading(tmp_path):
     with pytest.raises(InputError, match="options_sentence"):
         qa_backend(tmp_path / "absent", options_sentence="Pick one.")
+
+
+def test_max_length_never_exceeds_what_the_model_takes(model_dir):
+    assert qa_backend(model_dir, max_length=4096).max_length == 512
+    assert qa_backend(model_dir, max_length=64).max_length == 64

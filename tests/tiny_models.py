@@ -46,11 +46,11 @@ def tiny_roberta_qa(folder: Path, corpus: Sequence[str], seed: int = 0) -> Path:
         num_hidden_layers=1,
         num_attention_heads=2,
         intermediate_size=32,
-        max_position_embeddings=130,
+        max_position_embeddings=514,  # as RoBERTa-large: 512 tokens after the padding offset
         pad_token_id=1,
     )
     torch.manual_seed(seed)
-    RobertaTokenizerFast(tokenizer_object=bpe).save_pretrained(folder)
+    RobertaTokenizerFast(tokenizer_object=bpe, model_max_length=512).save_pretrained(folder)
     RobertaForQuestionAnswering(config).save_pretrained(folder)
     return folder
 

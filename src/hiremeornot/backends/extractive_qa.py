@@ -108,7 +108,6 @@ class ExtractiveQABackend(Backend):
 
         self.settings = settings
         self.batch_size = settings.get("batch_size", 32)
-        self.max_length = settings.get("max_length", 512)
         self.options_sentence = settings.get("options_sentence", OPTIONS_SENTENCE)
         check_options_sentence(self.options_sentence)
         location, _ = model_location(settings)
@@ -118,6 +117,8 @@ class ExtractiveQABackend(Backend):
                 f"model {settings['model']!r}: {type(self.tokenizer).__name__} is not a fast "
                 "tokenizer, and span scoring needs a fast tokenizer's character offsets"
             )
+        # never longer than the model takes (the tokenizer knows its limit)
+        self.max_length = min(settings.get("max_length", 512), self.tokenizer.model_max_length)
         self.model = AutoModelForQuestionAnswering.from_pretrained(
             location, dtype=DTYPES[settings.get("dtype", "float32")]
         ).to(settings.get("device", "cpu"))

@@ -12,7 +12,6 @@ from tests.workflow_runs import (
     MODEL,
     OTHER_MODEL,
     copy_run,
-    planned_jobs,
     run_tiny,
     snakemake,
     step_tables,
@@ -135,16 +134,18 @@ def test_the_paper_config_plans_offline_one_job_per_model_and_step():
     result = snakemake(
         REPO,
         "-n",
-        "--quiet",
-        "rules",
+        "--forceall",
         "--configfile",
         "config/paper.yaml",
         "--replace-workflow-config",
         "--config",
         f"local_data={SHARED_DATA}",
     )
-    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout + result.stderr, re.M))
+    output = result.stdout + result.stderr
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", output, re.M))
     assert int(counts["ask_model"]) == 3 * 3  # three models, three steps, unsharded
     assert int(counts["occupation_attributes"]) == 56  # distinct O*NET codes
     assert int(counts["total"]) <= 100
-    assert planned_jobs(result.stdout + result.stderr) == []  # --quiet rules lists no job
+    # each model job asks Slurm for its model's GPUs: 4 for the 70B model, 1 for RoBERTa
+    gpus = dict(re.findall(r"wildcards: model=([\w.-]+), step=step1.*\n.*gpu=(\d+)", output))
+    assert gpus == {"roberta-large-squad2": "1", "gpt-3.5-turbo": "0", "llama-2-70b-chat": "4"}

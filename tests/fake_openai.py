@@ -75,6 +75,7 @@ class FakeOpenAI:
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.batch_polls = 1
+        self.batch_error: str | None = None  # a message: the next batch fails validation
         self._lock = threading.Lock()
 
     def next_fault(self) -> str:
@@ -127,6 +128,9 @@ class FakeOpenAI:
     def batch_object(self, batch_id: str) -> dict:
         batch = self.batches[batch_id]
         batch["polls"] += 1
+        if batch["status"] == "in_progress" and self.batch_error:
+            batch.update(status="failed", errors={"data": [{"message": self.batch_error}]})
+            self.batch_error = None
         if batch["status"] == "in_progress" and batch["polls"] > self.batch_polls:
             out, err = self.batch_lines(self.files[batch["input_file_id"]])
             self.files[f"{batch_id}-out"], self.files[f"{batch_id}-err"] = out, err

@@ -235,3 +235,13 @@ def test_logit_bias_log_probs_are_nan_when_a_choice_is_not_listed(toy_tokenizer)
     reply = SimpleNamespace(logprobs=SimpleNamespace(content=[token]))
     answer, logprobs = openai_constraints.LogitBias("toy").parse(reply, ("Yes", "No"))
     assert answer == "Yes" and all(math.isnan(value) for value in logprobs)
+
+
+def test_a_rejected_batch_is_reported_and_the_next_run_submits_anew(fake, tmp_path):
+    fake.batch_error = "line 1: unknown model"
+    store_path = tmp_path / "s.sqlite"
+    with pytest.raises(BackendError, match="batch batch-1 failed: line 1: unknown model"):
+        run(fake, store_path, **batch_settings(fake, tmp_path))
+    assert list((tmp_path / "batches").iterdir()) == []
+    responses, summary = run(fake, store_path, **batch_settings(fake, tmp_path))
+    assert len(fake.batches) == 2 and summary.asked == 3

@@ -61,6 +61,10 @@ class OpenAIBatchBackend(Backend):
         journal = self.journal_dir / f"{hashlib.sha256(payload).hexdigest()}.json"
         batch_id = self._resume(journal) or self._submit(payload, journal, len(requests))
         batch = self._wait(batch_id)
+        if batch.status == "failed":  # rejected as a whole: the next run submits anew
+            journal.unlink()
+            problems = "; ".join(e.message for e in (batch.errors.data if batch.errors else []))
+            raise BackendError(f"batch {batch_id} failed: {problems or 'no reason given'}")
         answered, errors = self._collect(batch, requests)
         journal.unlink()
         if errors:
@@ -115,11 +119,6 @@ class OpenAIBatchBackend(Backend):
         """Responses by request index, and one message per request that got none."""
         from openai.types.chat import ChatCompletion
 
-        if batch.status == "failed":
-            problems = [e.message for e in (batch.errors.data if batch.errors else [])]
-            raise BackendError(
-                f"batch {batch.id} failed: {'; '.join(problems) or 'no reason given'}"
-            )
         answered: dict[int, Response] = {}
         failed: dict[int, str] = {}
         for line in self._lines(batch.output_file_id) + self._lines(batch.error_file_id):

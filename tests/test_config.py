@@ -83,6 +83,7 @@ def test_backend_specific_keys_and_defaults_are_filled_per_backend():
     }
     filled = validate_config({"models": models})["models"]
     assert (filled["vllm"]["dtype"], filled["vllm"]["batch_size"]) == ("auto", 512)
+    assert (filled["vllm"]["gpus"], filled["transformers"]["gpus"]) == (1, 0)
     assert (filled["transformers"]["dtype"], filled["transformers"]["batch_size"]) == (
         "float32",
         32,

@@ -52,3 +52,16 @@ class PartialBatchError(BackendError):
     def __init__(self, message: str, answered: dict[int, Response]):
         super().__init__(message)
         self.answered = answered
+
+
+def all_or_partial(
+    answered: dict[int, Response], errors: Sequence[str], count: int, context: str = ""
+) -> list[Response]:
+    """The ``count`` answers in order, or a PartialBatchError keeping those obtained.
+
+    Its message is ``context``, the first error and how many others failed.
+    """
+    if errors:
+        more = f" (and {len(errors) - 1} more failed requests)" if len(errors) > 1 else ""
+        raise PartialBatchError(f"{context}{errors[0]}{more}", answered)
+    return [answered[index] for index in range(count)]

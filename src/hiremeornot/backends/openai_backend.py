@@ -21,9 +21,9 @@ from typing import Any
 from hiremeornot.backends.base import (
     Backend,
     BackendError,
-    PartialBatchError,
     Request,
     Response,
+    all_or_partial,
     chat_messages,
 )
 from hiremeornot.backends.openai_constraints import make_constraint
@@ -158,7 +158,4 @@ class OpenAIBackend(Backend):
                 answered[index] = future.result()
             except BackendError as exc:
                 errors.append(str(exc))
-        if errors:
-            more = f" (and {len(errors) - 1} more failed requests)" if len(errors) > 1 else ""
-            raise PartialBatchError(errors[0] + more, answered)
-        return [answered[index] for index in range(len(requests))]
+        return all_or_partial(answered, errors, len(requests))

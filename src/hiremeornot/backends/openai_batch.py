@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hiremeornot.atomic import atomic_output
-from hiremeornot.backends.base import Backend, BackendError, PartialBatchError, Request, Response
+from hiremeornot.backends.base import Backend, BackendError, Request, Response, all_or_partial
 from hiremeornot.backends.openai_backend import ChatAPI
 
 ENDPOINT = "/v1/chat/completions"
@@ -67,10 +67,7 @@ class OpenAIBatchBackend(Backend):
             raise BackendError(f"batch {batch_id} failed: {problems or 'no reason given'}")
         answered, errors = self._collect(batch, requests)
         journal.unlink()
-        if errors:
-            more = f" (and {len(errors) - 1} more failed requests)" if len(errors) > 1 else ""
-            raise PartialBatchError(f"batch {batch_id}: {errors[0]}{more}", answered)
-        return [answered[index] for index in range(len(requests))]
+        return all_or_partial(answered, errors, len(requests), context=f"batch {batch_id}: ")
 
     def _resume(self, journal: Path) -> str | None:
         if not journal.is_file():

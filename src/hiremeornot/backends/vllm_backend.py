@@ -23,9 +23,9 @@ from typing import Any
 
 from hiremeornot.backends.base import (
     Backend,
-    PartialBatchError,
     Request,
     Response,
+    all_or_partial,
     chat_messages,
 )
 from hiremeornot.backends.location import model_location
@@ -125,10 +125,7 @@ class VLLMBackend(Backend):
                     f"reason {completion.finish_reason}), outside the answer space "
                     f"{list(request.choices)} of the prompt {request.prompt[:80]!r}..."
                 )
-        if errors:
-            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-            raise PartialBatchError(errors[0] + more, answered)
-        return [answered[index] for index in range(len(requests))]
+        return all_or_partial(answered, errors, len(requests))
 
 
 def generated_tokens(completion: Any) -> list[GeneratedToken]:

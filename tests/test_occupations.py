@@ -36,6 +36,17 @@ def test_every_retained_code_exists_and_has_ratings(onet_dir):
     assert len(table) == 15 * len(codes)
 
 
+def test_quotes_in_the_hand_edited_table_are_literal(tmp_path):
+    table = read_occupations(OCCUPATIONS_TABLE).set_index("title")
+    assert table.loc["accountant", "reason"].endswith('reported title "Accountant".')
+    quoted = tmp_path / "occupations.tsv"
+    quoted.write_text(
+        "\t".join(["title", "soc_code", "onet_title", "match", "reason"])
+        + '\nnurse\t29-1141.00\tRegistered Nurses\ttitle\t"Nurse" is an exact alternate.\n'
+    )
+    assert read_occupations(quoted)["reason"].iloc[0] == '"Nurse" is an exact alternate.'
+
+
 def test_excluded_title_without_ratings_is_reported():
     table = read_occupations(OCCUPATIONS_TABLE)
     senator = table[table["title"] == "senator"].iloc[0]

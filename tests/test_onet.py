@@ -1,10 +1,22 @@
+import json
 import shutil
 
 import pandas as pd
 import pytest
 
+from hiremeornot.cli import main
+from hiremeornot.config import validate_config
 from hiremeornot.errors import InputError
-from hiremeornot.onet import extract_attributes, read_descriptions, read_ratings
+from hiremeornot.occupations import select_occupations
+from hiremeornot.onet import (
+    ATTRIBUTE_FILES,
+    extract_attributes,
+    read_descriptions,
+    read_occupation_titles,
+    read_ratings,
+)
+from hiremeornot.tables_io import read_tsv
+from tests.conftest import OCCUPATIONS_TABLE
 
 
 def test_top_five_per_type_with_descriptions(onet_dir):
@@ -86,3 +98,80 @@ def test_wrong_delimiter_is_explained(onet_dir, tmp_path):
 def test_every_description_is_found(onet_dir):
     descriptions = read_descriptions(onet_dir)
     assert descriptions["2.A.2.a"].startswith("Using logic and reasoning")
+
+
+def test_trunk_strength_reads_as_onet_means_it(onet_dir):
+    # The file holds "The ability ... without ""giving out"" or fatiguing." (CSV quoting).
+    assert read_descriptions(onet_dir)["1.A.3.a.4"] == (
+        "The ability to use your abdominal and lower back muscles to support part of the body "
+        'repeatedly or continuously over time without "giving out" or fatiguing.'
+    )
+
+
+def _no_stray_quotes(text: str) -> bool:
+    return '""' not in text and not text.startswith('"') and not text.endswith('"')
+
+
+def test_no_stray_quotes_in_any_text_of_the_retained_occupations(onet_dir):
+    chosen = select_occupations(OCCUPATIONS_TABLE, "all")
+    table = extract_attributes(onet_dir, sorted(set(chosen["soc_code"])), 5)
+    titles = read_occupation_titles(onet_dir)
+    texts = [*table["description"], *table["attribute"], *map(titles.get, chosen["soc_code"])]
+    stray = [text for text in texts if not _no_stray_quotes(text) or text.count('"') % 2]
+    assert stray == []
+    assert "Trunk Strength" in set(table["attribute"])  # a quoted description is among them
+
+
+@pytest.mark.parametrize(
+    "file_name", ["Occupation Data.txt", "Content Model Reference.txt", *ATTRIBUTE_FILES.values()]
+)
+def test_every_onet_file_read_has_one_row_per_line(onet_dir, file_name):
+    path = onet_dir / file_name
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert len(read_tsv(path, [], quoted=True)) == len(read_tsv(path, [])) == lines - 1
+
+
+def _writer_code() -> str:
+    chosen = select_occupations(OCCUPATIONS_TABLE, ["writer"])
+    return chosen["soc_code"].iloc[0]
+
+
+def _knowledge(table: pd.DataFrame) -> list[str]:
+    return list(table[table["attribute_type"] == "knowledge"]["attribute"])
+
+
+def test_suppressed_ratings_are_kept_by_default_and_dropped_on_request(onet_dir):
+    # Writers and Authors: English Language has Importance 5.00, flagged Recommend Suppress = Y.
+    code = _writer_code()
+    kept = extract_attributes(onet_dir, [code], 5)
+    assert _knowledge(kept)[0] == "English Language"
+    assert kept.set_index("attribute").loc["English Language", "importance"] == 5.00
+    dropped = _knowledge(extract_attributes(onet_dir, [code], 5, suppressed="drop"))
+    assert "English Language" not in dropped and "Mathematics" in dropped
+
+
+def test_keep_and_drop_change_only_the_lists_docs_onet_md_names(onet_dir):
+    codes = sorted(set(select_occupations(OCCUPATIONS_TABLE, "all")["soc_code"]))
+    kept, dropped = (
+        extract_attributes(onet_dir, codes, 5, suppressed=option).set_index(
+            ["soc_code", "attribute_type", "rank"]
+        )["attribute"]
+        for option in ("keep", "drop")
+    )
+    changed = kept[kept != dropped].index.droplevel("rank").unique().tolist()
+    assert changed == [(_writer_code(), "knowledge")]
+
+
+def test_cli_passes_the_suppressed_option(onet_dir, tmp_path):
+    out = tmp_path / "writer.tsv"
+    settings = json.dumps({"per_type": 5, "suppressed": "drop"})
+    argv = ["attributes", "--settings", settings, "--onet-dir", str(onet_dir)]
+    assert main([*argv, "--soc-code", _writer_code(), "--out", str(out)]) == 0
+    assert "English Language" not in _knowledge(pd.read_csv(out, sep="\t"))
+
+
+def test_suppressed_defaults_to_keep_in_the_schema():
+    filled = validate_config({"models": {"m": {"backend": "transformers", "model": "x/y"}}})
+    assert filled["onet"] == {"suppressed": "keep"}
+    with pytest.raises(InputError, match=r"'onet.suppressed'.*'ignore'"):
+        validate_config({"models": filled["models"], "onet": {"suppressed": "ignore"}})

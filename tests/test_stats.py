@@ -4,15 +4,21 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import t as t_dist
 
 from hiremeornot.metrics import INSTANCE_COLUMNS, occupation_metrics
 from hiremeornot.names import ORDERS
 from hiremeornot.stats import (
+    CONFOUNDED,
     attribute_gaps,
-    bootstrap_intervals,
-    paired_difference_tests,
+    difference_p_value,
+    equivalence_p_value,
+    name_bootstrap,
+    occupation_statistics,
     position_bias,
+    smallest_p,
 )
+from tests.name_effects import Design, coverage
 
 # (q1_female, q1_male, q2, q3) giving each direction of bias (see metrics.py)
 BIAS_ANSWERS = {
@@ -25,11 +31,13 @@ UNCONFIRMED = ("no", "yes", "female", "both")
 
 
 def outcomes_table(rows):
-    """rows: (occupation, pair, order, q1_female, q1_male, q2, q3) -> an outcomes table."""
+    """rows: (occupation, pair "F-M", order, q1_female, q1_male, q2, q3) -> an outcomes table."""
     table = pd.DataFrame(
         rows, columns=["occupation", "pair", "order", "q1_female", "q1_male", "q2", "q3"]
     )
     table["instance_id"] = table["occupation"] + "|" + table["pair"] + "|" + table["order"]
+    table["female"] = table["pair"].str.split("-").str[0]
+    table["male"] = table["pair"].str.split("-").str[1]
     chosen_q1 = table["q1_female"].where(table["q2"] == "female", table["q1_male"])
     table["confirmed"] = chosen_q1 == "yes"
     table["consistent"] = table["q2"] == table["q3"]
@@ -40,80 +48,173 @@ def outcomes_table(rows):
     table["consistent_p"] = table["consistent"].astype(float)
     for gender in ("female", "male"):
         table[f"biased_{gender}_p"] = (table["biased_towards"] == gender).astype(float)
+        table[f"p_q1_{gender}"] = (table[f"q1_{gender}"] == "yes").astype(float)
+        for question in ("q2", "q3"):
+            table[f"p_{question}_{gender}"] = (table[question] == gender).astype(float)
     return table[INSTANCE_COLUMNS]
 
 
-def instance_rows(occupation, answers):
-    """Instance i is pair i // 2 in order ORDERS[i % 2]; answers are (q1f, q1m, q2, q3)."""
-    return [
-        (occupation, f"F{i // 2}-M{i // 2}", ORDERS[i % 2], *answer)
-        for i, answer in enumerate(answers)
-    ]
+def instance_rows(occupation, answers, names=None):
+    """Instance i is pair i // 2 in order ORDERS[i % 2]; answers are (q1f, q1m, q2, q3).
+
+    Pair k joins female name F{k} and male name M{k} unless ``names`` maps k to (f, m).
+    """
+    rows = []
+    for i, answer in enumerate(answers):
+        f, m = names(i // 2) if names else (i // 2, i // 2)
+        rows.append((occupation, f"F{f}-M{m}", ORDERS[i % 2], *answer))
+    return rows
 
 
-def biased_rows(occupation, labels):
-    return instance_rows(occupation, [BIAS_ANSWERS[label] for label in labels])
+def biased_rows(occupation, labels, names=None):
+    return instance_rows(occupation, [BIAS_ANSWERS[label] for label in labels], names)
 
 
-def planted_labels(n_pairs=60, female=0.7, male=0.1, seed=1):
+def crossed(n_female, n_male):
+    """Pair k of a full n_female x n_male crossing."""
+    return lambda k: (k // n_male, k % n_male)
+
+
+SETTINGS = {
+    "bootstrap_resamples": 2000,
+    "confidence": 0.95,
+    "seed": 0,
+    "alpha": 0.05,
+    "equivalence_margin": 0.1,
+}
+
+
+def statistics(outcomes, reading="biased", **settings):
+    return occupation_statistics(outcomes, reading, {**SETTINGS, **settings})
+
+
+def planted_labels(n_pairs=400, female=0.7, male=0.1, seed=1):
     n = 2 * n_pairs
     n_female, n_male = round(female * n), round(male * n)
     labels = ["female"] * n_female + ["male"] * n_male + ["none"] * (n - n_female - n_male)
     return list(np.random.default_rng(seed).permutation(labels))
 
 
-def null_rows(n_occupations=200, n_pairs=60, seed=2):
+def null_rows(n_occupations=100, seed=2):
     rng = np.random.default_rng(seed)
     rows = []
     for k in range(n_occupations):
-        labels = rng.choice(["female", "male", "none"], size=2 * n_pairs, p=[0.2, 0.2, 0.6])
-        rows += biased_rows(f"null{k}", labels)
+        labels = rng.choice(["female", "male", "none"], size=2 * 400, p=[0.2, 0.2, 0.6])
+        rows += biased_rows(f"null{k}", labels, crossed(20, 20))
     return rows
 
 
-def test_planted_difference_is_significant_and_nulls_are_not():
-    outcomes = outcomes_table(biased_rows("planted", planted_labels()) + null_rows())
-    table = paired_difference_tests(outcomes).set_index("occupation")
-    planted = table.loc["planted"]
-    assert (planted["n"], planted["n_female"], planted["n_male"]) == (120, 84, 12)
-    assert planted["difference"] == pytest.approx(0.6)
-    assert planted["q_value"] < 1e-6
-    assert planted["significant"]
+def test_planted_difference_differs_and_nulls_do_not():
+    # 20 x 20 names, both orders, no name effects: the planted difference is found, the nulls
+    # are rejected at about the nominal rate and none survives Benjamini-Hochberg
+    planted = biased_rows("planted", planted_labels(), crossed(20, 20))
+    _, table = statistics(outcomes_table(planted + null_rows()), bootstrap_resamples=400)
+    table = table.set_index("occupation")
+    row = table.loc["planted"]
+    assert (row["n"], row["n_female"], row["n_male"]) == (800, 560, 80)
+    assert (row["female_names"], row["male_names"]) == (20, 20)
+    assert row["difference"] == pytest.approx(0.6)
+    assert row["p_value"] == row["smallest_p"] == pytest.approx(2**-19)
+    assert row["significant"] and row["verdict"] == "differs"
     nulls = table.drop(index="planted")
-    assert len(nulls) == 200
-    assert (nulls["p_value"] < 0.05).mean() < 0.08
-    assert nulls["significant"].sum() <= 2
+    assert len(nulls) == 100
+    assert (nulls["p_value"] < 0.05).mean() < 0.1
+    assert nulls["significant"].sum() <= 1
     assert (nulls["q_value"] >= nulls["p_value"]).all()
 
 
-def test_paired_test_hand_computed_and_no_discordant_instances():
-    outcomes = outcomes_table(
-        biased_rows("nine_one", ["female"] * 9 + ["male"] + ["none"] * 4)
-        + biased_rows("unbiased", ["none"] * 6)
+def test_p_values_by_hand():
+    assert difference_p_value(0.2, 0.1, 9, 0.002) == pytest.approx(2 * t_dist.sf(2.0, 9))
+    assert difference_p_value(0.9, 0.01, 9, 0.002) == 0.002  # the floor
+    assert difference_p_value(0.5, 0.0, 2, 0.25) == 0.25  # no spread: only the floor is left
+    assert difference_p_value(0.0, 0.0, 9, 0.002) == 1.0
+    assert difference_p_value(0.5, 0.1, 0, 1.0) == 1.0  # one name on a side: no test
+    low_tail = t_dist.sf((0.1 - 0.02) / 0.03, 9)
+    assert equivalence_p_value(0.02, 0.03, 9, 0.1, 0.002) == pytest.approx(low_tail)
+    assert equivalence_p_value(0.0, 0.0, 9, 0.1, 0.002) == 0.001  # floor / 2
+    assert equivalence_p_value(0.2, 0.0, 9, 0.1, 0.002) == 1.0
+
+
+def test_smallest_p_of_a_design():
+    assert smallest_p(3, 3) == 0.25
+    assert smallest_p(10, 70) == pytest.approx(2**-9)
+    assert smallest_p(1, 5) == 1.0
+
+
+def test_three_names_can_never_be_significant():
+    # every instance of 3 disjoint pairs is biased towards the female subject
+    _, table = statistics(outcomes_table(biased_rows("all_female", ["female"] * 6)))
+    row = table.iloc[0]
+    assert row["difference"] == 1.0
+    assert row["p_value"] == row["smallest_p"] == 0.25
+    assert not row["significant"] and row["verdict"] == "inconclusive"
+
+
+def test_verdicts():
+    many = crossed(12, 12)
+    rows = (
+        biased_rows("differs", ["female", "none"] * 144, many)
+        + biased_rows("equivalent", ["none"] * 288, many)
+        + biased_rows("inconclusive", ["female", "none", "male", "none"] * 3)
     )
-    table = paired_difference_tests(outcomes).set_index("occupation")
-    # exact two-sided binomial: 2 * P(X >= 9 | 10, 1/2) = 2 * 11 / 1024
-    assert table.loc["nine_one", "p_value"] == pytest.approx(22 / 1024)
-    assert table.loc["nine_one", "difference"] == pytest.approx(8 / 14)
-    assert table.loc["unbiased", "p_value"] == 1.0
-    assert table.loc["unbiased", "difference"] == 0.0
-    assert not table.loc["unbiased", "significant"]
-    # BH with two tests: the smaller p doubles, the larger stays
-    assert table.loc["nine_one", "q_value"] == pytest.approx(44 / 1024)
-    assert table.loc["unbiased", "q_value"] == pytest.approx(1.0)
+    _, table = statistics(outcomes_table(rows))
+    verdicts = table.set_index("occupation")["verdict"]
+    assert verdicts.to_dict() == {
+        "differs": "differs",
+        "equivalent": "equivalent",
+        "inconclusive": "inconclusive",
+    }
+    # a single listing order: whatever the numbers, position and gender are confounded
+    one_order = outcomes_table([r for r in rows if r[2] == "female_first"])
+    _, table = statistics(one_order)
+    assert (table["verdict"] == CONFOUNDED).all()
 
 
-def test_bootstrap_planted_interval_contains_estimate_and_excludes_zero():
-    labels = planted_labels()
+def test_name_effects_widen_the_interval():
+    # 10 x 10 names, every pair in both orders; the female names F0-F4 are always favoured,
+    # F5-F9 never: the 100 pairs are not 100 independent units but 10 female names
+    def label(i):
+        return "female" if (i // 2) // 10 < 5 else "none"
+
+    rows = biased_rows("names", [label(i) for i in range(200)], crossed(10, 10))
+    intervals, tests = statistics(outcomes_table(rows))
+    row = intervals.set_index("metric").loc["difference"]
+    assert row["estimate"] == pytest.approx(0.5)
+    assert (row["n_pairs"], row["female_names"], row["male_names"]) == (100, 10, 10)
+    width = row["high"] - row["low"]
+    per_pair = 2 * 1.96 * math.sqrt(0.25 / 100)  # 100 independent pairs: ~0.196
+    by_name = 2 * t_dist.ppf(0.975, 9) * math.sqrt(0.25 / 10)  # 10 female names: ~0.72
+    assert width > 2.5 * per_pair
+    assert width == pytest.approx(by_name, rel=0.15)
+
+
+def test_name_bootstrap_hand_case():
+    frame = pd.DataFrame(
+        {
+            "female": ["A", "A", "B", "B"],
+            "male": ["X", "Y", "X", "Y"],
+            "value": [1.0, 1.0, 0.0, 0.0],
+        }
+    )
+    boot = name_bootstrap(frame, ["value"], 1000, [0])
+    assert boot.estimate[0] == 0.5
+    assert (boot.n_pairs, boot.female_names, boot.male_names, boot.df) == (4, 2, 2, 1)
+    # a resample holds A twice (1), B twice (0) or one of each (1/2): P = 1/4, 1/4, 1/2
+    assert set(np.round(boot.draws[0], 9)) == {0.0, 0.5, 1.0}
+    assert np.mean(boot.draws[0] == 0.5) == pytest.approx(0.5, abs=0.05)
+    assert boot.se[0] == pytest.approx(math.sqrt(0.125), rel=0.1)
+
+
+def test_intervals_match_the_metrics_and_are_reproducible():
+    labels = planted_labels(n_pairs=100)
     # vary confirmation as well: every third female-biased instance was judged unqualified
     answers = [
         UNCONFIRMED if label == "female" and i % 3 == 0 else BIAS_ANSWERS[label]
         for i, label in enumerate(labels)
     ]
-    outcomes = outcomes_table(instance_rows("planted", answers))
-    intervals = bootstrap_intervals(outcomes).set_index("metric")
+    outcomes = outcomes_table(instance_rows("planted", answers, crossed(10, 10)))
+    intervals = statistics(outcomes)[0].set_index("metric")
     assert list(intervals.index) == ["confirmation", "consistency", "difference"]
-    assert (intervals["n_pairs"] == 60).all()
     assert (intervals["low"] <= intervals["estimate"]).all()
     assert (intervals["estimate"] <= intervals["high"]).all()
     assert (intervals["low"] < intervals["high"]).all()
@@ -121,18 +222,14 @@ def test_bootstrap_planted_interval_contains_estimate_and_excludes_zero():
     for metric in ["confirmation", "consistency", "difference"]:
         assert intervals.loc[metric, "estimate"] == pytest.approx(metrics[metric])
     assert intervals.loc["difference", "low"] > 0
-
-
-def test_bootstrap_is_reproducible_with_a_seed():
-    outcomes = outcomes_table(biased_rows("planted", planted_labels()) + null_rows(n_occupations=3))
-    first = bootstrap_intervals(outcomes, n_resamples=500, seed=7)
-    pd.testing.assert_frame_equal(first, bootstrap_intervals(outcomes, n_resamples=500, seed=7))
-    other = bootstrap_intervals(outcomes, n_resamples=500, seed=8)
-    assert not np.allclose(first["low"], other["low"])
-    # an occupation's interval does not depend on the other occupations in the table
-    alone = bootstrap_intervals(
-        outcomes[outcomes["occupation"] == "planted"], n_resamples=500, seed=7
+    both = outcomes_table(
+        instance_rows("planted", answers, crossed(10, 10)) + null_rows(n_occupations=2)
     )
+    first = statistics(both, seed=7)[0]
+    pd.testing.assert_frame_equal(first, statistics(both, seed=7)[0])
+    assert not np.allclose(first["low"], statistics(both, seed=8)[0]["low"])
+    # an occupation's interval does not depend on the other occupations in the table
+    alone = statistics(outcomes, seed=7)[0]
     pd.testing.assert_frame_equal(alone, first[first["occupation"] == "planted"])
 
 
@@ -140,45 +237,37 @@ def test_bootstrap_is_reproducible_with_a_seed():
     "rows",
     [
         biased_rows("same", ["female"] * 20),  # every instance alike
-        biased_rows("one_pair", ["female", "none"]),  # a single pair, its orders differ
         biased_rows("pairs_alike", ["female", "male"] * 10),  # every pair has the same mean
     ],
 )
-def test_bootstrap_degenerate_cases_give_the_estimate(rows):
+def test_no_spread_gives_the_estimate(rows):
     outcomes = outcomes_table(rows)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        intervals = bootstrap_intervals(outcomes)
+        intervals, _ = statistics(outcomes)
     assert not intervals[["estimate", "low", "high"]].isna().any().any()
     assert (intervals["low"] == intervals["estimate"]).all()
     assert (intervals["high"] == intervals["estimate"]).all()
-    assert (intervals["n_pairs"] == len(rows) // 2).all()
 
 
-def test_bootstrap_resamples_pairs_not_instances():
-    n_pairs = 50
-    # both orders of a pair agree: half the pairs confirmed twice, half unconfirmed twice
-    agreeing = [CONFIRMED] * n_pairs + [UNCONFIRMED] * n_pairs
-    agree = bootstrap_intervals(outcomes_table(instance_rows("agree", agreeing)), seed=3)
-    width = agree.set_index("metric").loc["confirmation", ["low", "high"]].diff().iloc[-1]
-    clustered = 2 * 1.96 * np.sqrt(0.25 / n_pairs)  # 50 independent pairs: ~0.277
-    per_instance = 2 * 1.96 * np.sqrt(0.25 / (2 * n_pairs))  # 100 independent instances: ~0.196
-    assert width == pytest.approx(clustered, abs=0.04)
-    assert width > per_instance + 0.04
-    assert (agree["n_pairs"] == n_pairs).all()
-    # the orders of each pair disagree: every pair's mean is 1/2, so the interval collapses
-    disagreeing = [CONFIRMED, UNCONFIRMED] * n_pairs
-    disagree = bootstrap_intervals(outcomes_table(instance_rows("disagree", disagreeing)))
-    row = disagree.set_index("metric").loc["confirmation"]
-    assert row["low"] == row["high"] == row["estimate"] == 0.5
+def test_one_name_on_a_side_gives_the_whole_range():
+    # one female name paired with three male names: nothing is known of female names at large
+    rows = biased_rows("one_female", ["female"] * 6, lambda k: (0, k))
+    intervals, tests = statistics(outcomes_table(rows))
+    row = intervals.set_index("metric").loc["difference"]
+    assert (row["low"], row["high"]) == (-1.0, 1.0)
+    assert tests.iloc[0]["p_value"] == 1.0
 
 
-def test_bootstrap_pair_missing_an_order_weighs_less():
-    outcomes = outcomes_table(biased_rows("uneven", ["female", "female", "male", "none", "male"]))
-    intervals = bootstrap_intervals(outcomes).set_index("metric")
-    assert (intervals["n_pairs"] == 3).all()
-    assert intervals.loc["difference", "estimate"] == pytest.approx((2 - 2) / 5)
-    assert intervals.loc["difference", "low"] <= 0 <= intervals.loc["difference", "high"]
+def test_simulated_audits_with_name_effects_cover_the_truth():
+    """The issue's check: nominal 95% intervals cover the truth in at least 90% of audits
+    where names carry their own effects; the pair bootstrap (the method before) does not,
+    and the test keeps its size under no effect."""
+    result = coverage(Design(), audits=200, n_resamples=400)
+    assert result.name >= 0.90
+    assert result.pair < 0.80
+    null = coverage(Design(effect=0.0), audits=200, n_resamples=400, seed=1)
+    assert null.rejected <= 0.08
 
 
 def step3_table(rows):
@@ -218,6 +307,11 @@ def test_position_bias_hand_counted():
     assert nurse_q3["n_named"] == 0
     assert np.isnan(nurse_q3["share_first"])
     assert nurse_q3["p_value"] == 1.0
+    # Benjamini-Hochberg across the occupations of each question
+    p_pilot = 2 * (56 + 28 + 8 + 1) / 256
+    assert pilot_q2["q_value"] == pytest.approx(p_pilot)  # larger p: q = p * 2 / 2
+    assert nurse_q2["q_value"] == pytest.approx(2 / 1024 * 2)
+    assert pilot_q3["q_value"] == nurse_q3["q_value"] == 1.0
 
 
 def test_position_bias_rejects_unknown_orders():
@@ -235,6 +329,8 @@ def test_attribute_gaps_hand_computed():
         )
         return {
             "instance_id": f"pilot|{pair}|female_first",
+            "female": pair.split("-")[0],
+            "male": pair.split("-")[1],
             "occupation": "pilot",
             "gender": gender,
             "element_id": element,

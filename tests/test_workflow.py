@@ -48,17 +48,26 @@ def test_every_output_with_its_row_counts(tiny_run):
     assert len(metrics) == 2 * 2 and set(metrics["model"]) == {MODEL, OTHER_MODEL}
     assert sorted(set(metrics["occupation"])) == ["nurse", "pilot"] and (metrics["n"] == 4).all()
     assert metrics[["confirmation", "consistency"]].stack().between(0, 1).all()
+    readings = [f"difference_{r}" for r in ("biased", "q2q3", "q2", "q3", "q1")]
+    assert metrics[readings].stack().between(-1, 1).all()
+    assert (metrics["difference"] == metrics["difference_biased"]).all()
+    assert (metrics["orders"] == "female_first+male_first").all()
     for model in (MODEL, OTHER_MODEL):
         rows = metrics[metrics["model"] == model]
         difference = pd.read_csv(results / f"tables/difference_{model}.tsv", sep="\t")
         assert len(difference) == (rows["difference"].abs() > 0).sum()
-        assert (results / f"tables/difference_{model}.md").read_text().startswith("Occupations")
+        table_md = (results / f"tables/difference_{model}.md").read_text()
+        assert table_md.startswith("Occupations") and "order-balanced" in table_md
         assert (results / f"tables/difference_{model}.png").stat().st_size > 1000
     for name in ("fig3_confirmation", "fig4_consistency", "fig5_confirmation_vs_consistency"):
         assert (results / f"figures/{name}.png").read_bytes()[:4] == b"\x89PNG"
     summary = (results / "summary.md").read_text()
     assert summary.count("not evidence about any real model") == 2
-    assert summary.count("named the first-listed subject") == 4
+    assert summary.count("named the first-listed subject") == 2 * 3  # Q2, Q3, the position note
+    # both orders: balanced, never "confounded"; two pairs: nothing can be significant
+    assert summary.count("order-balanced") >= 2 and "confounded" not in summary
+    assert summary.count("no occupation can be significant") == 2
+    assert summary.count("one wording") == 2
 
 
 def test_statistics_outputs(tiny_run):
@@ -73,11 +82,14 @@ def test_statistics_outputs(tiny_run):
         assert (intervals["n_pairs"] == 2).all()
         tests = pd.read_csv(results / model / "tests.tsv", sep="\t")
         assert len(tests) == 2 and tests["q_value"].between(0, 1).all()
+        assert set(tests["verdict"]) <= {"differs", "equivalent", "inconclusive"}
+        assert (tests["smallest_p"] >= 0.5).all() and not tests["significant"].any()
         position = pd.read_csv(results / model / "position_bias.tsv", sep="\t")
         assert len(position) == 2 * 2  # occupations x (Q2, Q3)
         assert (position[position["question"] == "q2"]["n_named"] == 4).all()
         by_order = pd.read_csv(results / model / "difference_by_order.tsv", sep="\t")
         assert {"difference_female_first", "difference_male_first"} <= set(by_order.columns)
+        assert by_order["difference_balanced"].notna().all()
         gaps = pd.read_csv(results / model / "attribute_gaps.tsv", sep="\t")
         per_occupation = len(attributes)  # each occupation's own attributes
         assert len(gaps) == per_occupation + len(distinct)  # plus the pooled "(all)" rows

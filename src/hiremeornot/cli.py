@@ -21,6 +21,7 @@ from hiremeornot import (
     names,
     occupations,
     onet,
+    power,
     report,
     stats,
 )
@@ -42,7 +43,9 @@ def cmd_download_names(args, settings):
 
 
 def cmd_attributes(args, settings):
-    table = onet.extract_attributes(args.onet_dir, [args.soc_code], settings["per_type"])
+    table = onet.extract_attributes(
+        args.onet_dir, [args.soc_code], settings["per_type"], suppressed=settings["suppressed"]
+    )
     write_table(table, args.out)
 
 
@@ -65,19 +68,20 @@ def cmd_step(args, settings):
 
 
 def cmd_estimate(args, settings):
-    table = estimate.estimate(
-        settings, read_table(args.instances), read_table(args.attributes), args.store_dir
-    )
+    instances = read_table(args.instances)
+    by_model = settings["models"]
+    table = estimate.estimate(by_model, instances, read_table(args.attributes), args.store_dir)
     write_table(table, args.out_tsv)
-    report.write_markdown(estimate.markdown(table), args.out_md)
+    power_section = power.power_markdown(instances, list(by_model), settings["report"])
+    report.write_markdown(estimate.markdown(table) + "\n" + power_section, args.out_md)
 
 
 def cmd_metrics(args, settings):
     step2 = read_tables(args.step2)
     step3 = read_tables(args.step3)
-    outcomes = metrics.instance_outcomes(step2, step3)
+    outcomes = metrics.instance_outcomes(step2, step3, read_table(args.instances))
     write_table(outcomes, args.out_instances)
-    table = metrics.occupation_metrics(outcomes)
+    table = metrics.occupation_metrics(outcomes, settings["difference"])
     table.insert(0, "model", args.model)
     write_table(table, args.out)
 
@@ -92,20 +96,20 @@ def cmd_figures(args, settings):
 
 def cmd_statistics(args, settings):
     outcomes = read_table(args.outcomes)
-    intervals = stats.bootstrap_intervals(
-        outcomes, settings["bootstrap_resamples"], settings["confidence"], settings["seed"]
-    )
+    intervals, tests = stats.occupation_statistics(outcomes, settings["difference"], settings)
     write_table(intervals, args.out_intervals)
-    write_table(stats.paired_difference_tests(outcomes, settings["alpha"]), args.out_tests)
+    write_table(tests, args.out_tests)
     step3 = read_tables(args.step3)
     write_table(stats.position_bias(step3), args.out_position)
-    write_table(metrics.difference_by_order(outcomes), args.out_by_order)
+    by_order = metrics.difference_by_order(outcomes, settings["difference"])
+    write_table(by_order, args.out_by_order)
 
 
 def cmd_attribute_gaps(args, settings):
     step1 = read_tables(args.step1)
-    answers = step1_by_instance(
-        read_table(args.instances), read_table(args.attributes), settings, step1
+    instances = read_table(args.instances)
+    answers = step1_by_instance(instances, read_table(args.attributes), settings, step1).merge(
+        instances[["instance_id", "female", "male"]], on="instance_id", validate="m:1"
     )
     report_settings = settings["report"]
     gaps = stats.attribute_gaps(
@@ -119,14 +123,15 @@ def cmd_attribute_gaps(args, settings):
 
 
 def cmd_difference(args, settings):
+    model_metrics, tests = read_table(args.metrics), read_table(args.tests)
     table = report.annotated_differences(
-        read_table(args.metrics),
-        read_table(args.intervals),
-        read_table(args.tests),
-        settings["difference_threshold"],
+        model_metrics, read_table(args.intervals), tests, settings["difference_threshold"]
     )
-    report.write_difference_table(table, args.model, settings, args.out_tsv, args.out_md)
-    figures.difference_bars(table, args.model, settings["difference_threshold"], args.out_png)
+    caveats = report.design_caveats(model_metrics, tests, read_table(args.position), settings)
+    report.write_difference_table(table, args.model, settings, caveats, args.out_tsv, args.out_md)
+    figures.difference_bars(
+        table, args.model, settings["difference_threshold"], caveats[0], args.out_png
+    )
 
 
 def cmd_summary(args, settings):
@@ -187,6 +192,7 @@ def _parser() -> argparse.ArgumentParser:
         "metrics",
         cmd_metrics,
         (["--model"], one),
+        (["--instances"], one),
         (["--step2"], many),
         (["--step3"], many),
         (["--out-instances"], one),
@@ -228,6 +234,7 @@ def _parser() -> argparse.ArgumentParser:
         (["--metrics"], one),
         (["--intervals"], one),
         (["--tests"], one),
+        (["--position"], one),
         (["--out-tsv"], one),
         (["--out-md"], one),
         (["--out-png"], one),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -56,17 +57,16 @@ def confirmation_vs_consistency(metrics: pd.DataFrame, path: str | Path) -> None
     _save(fig, path)
 
 
-def difference_bars(table: pd.DataFrame, model: str, threshold: float, path: str | Path) -> None:
-    """Tables 1/2 as a figure: each listed occupation's difference with its interval; * marks
-    the occupations whose paired test is significant after Benjamini-Hochberg."""
-    fig, ax = plt.subplots(figsize=(6, 0.8 + 0.3 * max(len(table), 1)))
+def difference_bars(
+    table: pd.DataFrame, model: str, threshold: float, note: str, path: str | Path
+) -> None:
+    """Tables 1/2 as a figure: each listed occupation's difference with its interval, its
+    verdict in the label; ``note`` (what position means for these numbers) under the axis."""
+    fig, ax = plt.subplots(figsize=(6.5, 1.6 + 0.3 * max(len(table), 1)))
     if len(table):
         colors = ["tab:red" if d > 0 else "tab:blue" for d in table["difference"]]
         errors = [table["difference"] - table["low"], table["high"] - table["difference"]]
-        labels = [
-            f"{o} *" if s else o
-            for o, s in zip(table["occupation"], table["significant"], strict=True)
-        ]
+        labels = [f"{o} ({v})" for o, v in zip(table["occupation"], table["verdict"], strict=True)]
         ax.barh(labels, table["difference"], color=colors, xerr=errors, capsize=2)
         ax.invert_yaxis()
     else:
@@ -81,8 +81,11 @@ def difference_bars(table: pd.DataFrame, model: str, threshold: float, path: str
         ax.set_yticks([])
     ax.axvline(0, color="black", lw=0.8)
     ax.set_xlim(-1.05, 1.05)
-    ax.set_xlabel("difference (> 0 favours female, < 0 male subjects); * significant")
+    ax.set_xlabel("difference (> 0 favours female, < 0 male subjects), interval over names")
     ax.set_title(f"{model}: |difference| > {threshold}")
+    fig.text(
+        0, -0.02, textwrap.fill(note.replace("**", "").replace("`", ""), 95), va="top", fontsize=7
+    )
     _save(fig, path)
 
 

@@ -1,8 +1,12 @@
 """Read the O*NET text release and pick each occupation's top attributes by Importance.
 
+O*NET's files are tab-separated with CSV quoting: a field may be quoted, with ``""`` for a quote
+inside it, and is read as O*NET means it (``without "giving out" or fatiguing.``).
+
 Tie-break (documented in docs/method.md): attributes are ranked by Importance (Scale ID ``IM``)
 descending, then by Level (``LV``) descending, then by Element ID ascending, so that the same
-release always gives the same top-k. Ratings flagged ``Recommend Suppress = Y`` are left out.
+release always gives the same top-k. Ratings flagged ``Recommend Suppress = Y`` (low precision,
+still O*NET's published estimate) are kept unless ``suppressed="drop"``; docs/onet.md says why.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from hiremeornot.tables_io import read_tsv
 ATTRIBUTE_FILES = {"skill": "Skills.txt", "knowledge": "Knowledge.txt", "ability": "Abilities.txt"}
 RATING_COLUMNS = ["O*NET-SOC Code", "Element ID", "Element Name", "Scale ID", "Data Value"]
 SUPPRESS_COLUMN = "Recommend Suppress"
+SUPPRESSED_CHOICES = ("keep", "drop")
 ATTRIBUTE_COLUMNS = [
     "soc_code",
     "attribute_type",
@@ -31,29 +36,37 @@ ATTRIBUTE_COLUMNS = [
 
 def read_occupation_titles(onet_dir: str | Path) -> dict[str, str]:
     """Map every O*NET-SOC code of the release to its title."""
-    frame = read_tsv(Path(onet_dir) / "Occupation Data.txt", ["O*NET-SOC Code", "Title"])
+    path = Path(onet_dir) / "Occupation Data.txt"
+    frame = read_tsv(path, ["O*NET-SOC Code", "Title"], quoted=True)
     return dict(zip(frame["O*NET-SOC Code"], frame["Title"], strict=True))
 
 
 def read_descriptions(onet_dir: str | Path) -> dict[str, str]:
     """Map every content-model Element ID to its description."""
     path = Path(onet_dir) / "Content Model Reference.txt"
-    frame = read_tsv(path, ["Element ID", "Element Name", "Description"])
+    frame = read_tsv(path, ["Element ID", "Element Name", "Description"], quoted=True)
     return dict(zip(frame["Element ID"], frame["Description"], strict=True))
 
 
 def read_ratings(
-    onet_dir: str | Path, attribute_type: str, soc_codes: list[str] | None = None
+    onet_dir: str | Path,
+    attribute_type: str,
+    soc_codes: list[str] | None = None,
+    *,
+    suppressed: str = "keep",
 ) -> pd.DataFrame:
     """Importance and level ratings of one attribute type, one row per (occupation, element).
 
-    ``soc_codes`` limits the result to those occupations (all when None).
+    ``soc_codes`` limits the result to those occupations (all when None); ``suppressed="drop"``
+    leaves out the ratings flagged ``Recommend Suppress = Y``.
     """
+    if suppressed not in SUPPRESSED_CHOICES:
+        raise ValueError(f"suppressed must be one of {SUPPRESSED_CHOICES}, not {suppressed!r}")
     path = Path(onet_dir) / ATTRIBUTE_FILES[attribute_type]
-    frame = read_tsv(path, RATING_COLUMNS)
+    frame = read_tsv(path, RATING_COLUMNS, quoted=True)
     if soc_codes is not None:
         frame = frame[frame["O*NET-SOC Code"].isin(soc_codes)]
-    if SUPPRESS_COLUMN in frame.columns:
+    if suppressed == "drop" and SUPPRESS_COLUMN in frame.columns:
         frame = frame[frame[SUPPRESS_COLUMN] != "Y"]
     frame = frame[frame["Scale ID"].isin(["IM", "LV"])]
     try:
@@ -97,8 +110,13 @@ def top_attributes(
     return ranked.assign(attribute_type=attribute_type, rank=range(1, k + 1))
 
 
-def extract_attributes(onet_dir: str | Path, soc_codes: list[str], k: int) -> pd.DataFrame:
-    """Top-k skills, knowledge and abilities of each occupation, with their descriptions."""
+def extract_attributes(
+    onet_dir: str | Path, soc_codes: list[str], k: int, *, suppressed: str = "keep"
+) -> pd.DataFrame:
+    """Top-k skills, knowledge and abilities of each occupation, with their descriptions.
+
+    ``suppressed``: keep or drop the ratings flagged ``Recommend Suppress = Y``.
+    """
     titles = read_occupation_titles(onet_dir)
     unknown = [code for code in soc_codes if code not in titles]
     if unknown:
@@ -108,7 +126,7 @@ def extract_attributes(onet_dir: str | Path, soc_codes: list[str], k: int) -> pd
     descriptions = read_descriptions(onet_dir)
     parts = []
     for attribute_type, file_name in ATTRIBUTE_FILES.items():
-        ratings = read_ratings(onet_dir, attribute_type, soc_codes)
+        ratings = read_ratings(onet_dir, attribute_type, soc_codes, suppressed=suppressed)
         source = str(Path(onet_dir) / file_name)
         parts += [top_attributes(ratings, code, attribute_type, k, source) for code in soc_codes]
     table = pd.concat(parts, ignore_index=True)

@@ -8,7 +8,11 @@ import pandas as pd
 
 from hiremeornot.atomic import atomic_output
 from hiremeornot.backends import location
+from hiremeornot.names import ORDERS
+from hiremeornot.stats import CONFOUNDED, FIRST_LISTED, smallest_p
 from hiremeornot.tables_io import write_table
+
+TEST_FIELDS = ["p_value", "q_value", "significant", "p_equivalence", "q_equivalence", "verdict"]
 
 EMBEDDED_NOTE = (
     "**{model} is the embedded smoke-test model (SmolLM2-135M-Instruct).** It makes the pipeline "
@@ -38,12 +42,12 @@ def write_markdown(text: str, path: str | Path) -> None:
 def annotated_differences(
     metrics: pd.DataFrame, intervals: pd.DataFrame, tests: pd.DataFrame, threshold: float
 ) -> pd.DataFrame:
-    """Occupations whose |difference| exceeds the threshold, with interval and paired test."""
+    """Occupations whose |difference| exceeds the threshold, with interval, tests and verdict."""
     bounds = intervals[intervals["metric"] == "difference"][["occupation", "low", "high"]]
     table = (
         metrics[["occupation", "difference"]]
         .merge(bounds, on="occupation", validate="1:1")
-        .merge(tests[["occupation", "p_value", "q_value", "significant"]], on="occupation")
+        .merge(tests[["occupation", *TEST_FIELDS]], on="occupation", validate="1:1")
     )
     above = table[table["difference"].abs() > threshold]
     return above.sort_values(["difference", "occupation"], ascending=[False, True]).reset_index(
@@ -51,23 +55,88 @@ def annotated_differences(
     )
 
 
-def write_difference_table(table: pd.DataFrame, model: str, settings: dict, tsv: str, md: str):
-    """A difference table as TSV and as Markdown with a caption."""
+def _first_listed_share(position: pd.DataFrame, question: str = "q2") -> float:
+    asked = position[position["question"] == question]
+    named = asked["n_named"].sum()
+    return asked["first_listed"].sum() / named if named else float("nan")
+
+
+def _percent(share: float) -> str:
+    return "n/a" if share != share else f"{share:.0%}"
+
+
+def design_caveats(
+    metrics: pd.DataFrame, tests: pd.DataFrame, position: pd.DataFrame, settings: dict
+) -> list[str]:
+    """What besides gender could explain the differences, in words: position, names, chance,
+    wording. The first sentence is the position one."""
+    orders = set(metrics["orders"])
+    share = _percent(_first_listed_share(position))
+    if orders == {"+".join(ORDERS)}:
+        position_note = (
+            "Differences are order-balanced: the mean of the female-first and the male-first "
+            f"listing (Q2 named the first-listed subject in {share} of its answers; the "
+            "balance cancels that position effect)."
+        )
+    else:
+        position_note = (
+            f"**Position and gender are confounded:** only the order {' / '.join(sorted(orders))} "
+            f"was run, so the {'/'.join(FIRST_LISTED.get(o, o) for o in sorted(orders))} name "
+            "was always listed first, and Q2 named the "
+            f"first-listed subject in {share} of its answers. A difference here may be a "
+            "preference for the first-listed name: it is not a gender finding. Run "
+            "`names.orders: [female_first, male_first]`."
+        )
+    female, male = int(tests["female_names"].max()), int(tests["male_names"].max())
+    floor = smallest_p(female, male)
+    names_note = (
+        f"Intervals and tests treat the {female} female and {male} male names as a sample of "
+        "names (a crossed bootstrap over both); names unlike these may behave differently."
+    )
+    if floor >= settings["alpha"]:
+        names_note += (
+            f" With {min(female, male)} names on the smaller side the smallest achievable p-value "
+            f"is {floor:.3g}, not below alpha = {settings['alpha']}: **no occupation can be "
+            "significant, whatever the model does.** Use more names (`names.pairs: all`, or "
+            "`names.list: unqover`)."
+        )
+    chance_note = (
+        f"q-values correct for testing {len(tests)} occupations (Benjamini-Hochberg); "
+        f"a |difference| above {settings['difference_threshold']} without a small q-value may "
+        "be chance."
+    )
+    wording_note = "Every question used one wording; a difference may not survive rewording it."
+    return [position_note, names_note, chance_note, wording_note]
+
+
+def write_difference_table(
+    table: pd.DataFrame, model: str, settings: dict, caveats: list[str], tsv: str, md: str
+) -> None:
+    """A difference table as TSV and as Markdown with a caption and the caveats."""
     write_table(table, tsv)
     caption = (
         f"Occupations with |female - male difference| > {settings['difference_threshold']} for "
-        f"{model}. Positive values: the model's behaviour is biased towards female subjects; "
-        f"negative: towards male subjects. low-high: {settings['confidence']:.0%} bootstrap "
-        "interval over name pairs; p_value: exact paired test (biased towards female vs male); "
-        "q_value: Benjamini-Hochberg across occupations; "
-        f"significant: q_value < {settings['alpha']}."
+        f"{model} (reading: {settings['difference']}, docs/method.md). Positive values: the "
+        "model's behaviour favours female subjects; negative: male subjects. low-high: "
+        f"{settings['confidence']:.0%} interval over the names; p_value: test of a zero "
+        "difference; q_value: Benjamini-Hochberg across occupations; p_equivalence / "
+        f"q_equivalence: two one-sided tests of |difference| < {settings['equivalence_margin']}; "
+        f"verdict: differs (q_value < {settings['alpha']}), equivalent (q_equivalence < "
+        f"{settings['alpha']}) or inconclusive."
     )
+    notes = "\n".join(f"- {line}" for line in caveats)
     body = markdown_table(table) if len(table) else "(no occupation above the threshold)\n"
-    write_markdown(f"{caption}\n\n{body}", md)
+    write_markdown(f"{caption}\n\n{notes}\n\n{body}", md)
 
 
 def _share(part: float, whole: float) -> str:
     return f"{part / whole:.0%}" if whole else "n/a"
+
+
+def _listed(frame: pd.DataFrame) -> str:
+    return ", ".join(
+        f"{o} ({d:+.2f})" for o, d in zip(frame["occupation"], frame["difference"], strict=True)
+    )
 
 
 def model_summary(
@@ -75,34 +144,51 @@ def model_summary(
 ) -> str:
     """The findings of one model, as Markdown bullet points."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
+    caveats = design_caveats(rows, tests, position, settings)
+    confounded = (tests["verdict"] == CONFOUNDED).all()
     above = rows[rows["difference"].abs() > threshold]
-    significant = tests[tests["significant"]].sort_values("difference")
-    named = [
-        f"{o} ({d:+.2f})"
-        for o, d in zip(significant["occupation"], significant["difference"], strict=True)
-    ]
     lines = [
         f"{len(rows)} occupations, {int(rows['n'].sum())} instances "
-        "(occupation x name pair x order).",
+        f"(occupation x name pair x order), {int(tests['female_names'].max())} female and "
+        f"{int(tests['male_names'].max())} male names, orders: "
+        f"{', '.join(sorted(set(rows['orders'])))}.",
         f"Confirmation: median {rows['confirmation'].median():.3f} "
         f"(range {rows['confirmation'].min():.3f}-{rows['confirmation'].max():.3f}); "
         f"from the probabilities: median {rows['confirmation_p'].median():.3f}.",
         f"Consistency: median {rows['consistency'].median():.3f} "
         f"(range {rows['consistency'].min():.3f}-{rows['consistency'].max():.3f}); "
         f"from the probabilities: median {rows['consistency_p'].median():.3f}.",
-        f"{len(above)} occupations with |difference| > {threshold}: "
-        f"{int((above['difference'] > 0).sum())} favour female, "
-        f"{int((above['difference'] < 0).sum())} favour male subjects.",
-        f"{len(significant)} occupations differ significantly (exact paired test, "
-        f"Benjamini-Hochberg q < {alpha})" + (f": {', '.join(named)}." if len(named) else "."),
     ]
+    if confounded:
+        lines.append(
+            f"{len(above)} occupations with |difference| > {threshold} (reading "
+            f"{settings['difference']}), {int((above['difference'] > 0).sum())} towards the "
+            "female and "
+            f"{int((above['difference'] < 0).sum())} towards the male subject; with one "
+            "listing order these are not gender findings (see below)."
+        )
+    else:
+        verdicts = tests.set_index("occupation")["verdict"]
+        differs = tests[tests["verdict"] == "differs"].sort_values("difference")
+        lines += [
+            f"{len(above)} occupations with |order-balanced difference| > {threshold} (reading "
+            f"{settings['difference']}): {int((above['difference'] > 0).sum())} favour "
+            f"female, {int((above['difference'] < 0).sum())} favour male subjects.",
+            f"Verdicts: {int((verdicts == 'differs').sum())} differ (q < {alpha}), "
+            f"{int((verdicts == 'equivalent').sum())} equivalent within "
+            f"+-{settings['equivalence_margin']}, {int((verdicts == 'inconclusive').sum())} "
+            "inconclusive" + (f"; differ: {_listed(differs)}." if len(differs) else "."),
+        ]
     for question in ("q2", "q3"):
         asked = position[position["question"] == question]
         share = _share(asked["first_listed"].sum(), asked["n_named"].sum())
+        biased = int((asked["q_value"] < alpha).sum())
         lines.append(
             f"{question.upper()} named the first-listed subject in {share} of the answers that "
-            "named someone (0.5 means no position bias)."
+            f"named someone (0.5 means no position bias); {biased} occupations show a position "
+            f"bias (exact test, BH q < {alpha})."
         )
+    lines += caveats
     return "\n".join(f"- {line}" for line in lines) + "\n"
 
 

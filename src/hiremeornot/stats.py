@@ -1,37 +1,262 @@
-"""Uncertainty for the per-occupation metrics: clustered bootstrap intervals and exact tests.
+"""Uncertainty for the per-occupation metrics: a crossed name bootstrap, tests, equivalence.
 
-- bootstrap_intervals: percentile intervals for Confirmation, Consistency and the difference,
-  resampling name pairs (both listing orders of a pair stay together).
-- paired_difference_tests: exact sign test (= exact McNemar) of biased-towards-female against
-  biased-towards-male per occupation, with Benjamini-Hochberg q-values across occupations.
-- position_bias: share of Q2/Q3 answers naming the first-listed subject, exact test against 1/2.
+The names are a sample and cross each other: each female name meets several male names, so the
+pairs (and their instances) are not independent. Resampling pairs ignores that and gives
+intervals about half as wide as they should be (docs/method.md#statistics). Here every interval
+and test comes from a two-way ("pigeonhole") bootstrap that resamples female names and male
+names independently, both orders of a pair kept together.
+
+- occupation_statistics: per occupation, percentile intervals of Confirmation, Consistency and
+  the difference, the bootstrap test of the difference (BH across occupations), the two
+  one-sided tests of equivalence within a margin, and a three-way verdict.
+- position_bias: share of Q2/Q3 answers naming the first-listed subject, exact test against 1/2,
+  BH across occupations.
+- attribute_gaps: Step-1 P(Yes | female) - P(Yes | male) per attribute, with name intervals.
 """
 
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest, bootstrap, false_discovery_control
+from scipy.stats import binomtest, false_discovery_control
+from scipy.stats import t as t_dist
 
-from hiremeornot.dataset import instance_order, instance_pair
-from hiremeornot.metrics import signed_bias
+from hiremeornot.dataset import instance_order
+from hiremeornot.metrics import orders_run, signed_readings
+from hiremeornot.names import ORDERS
 
 METRICS = ("confirmation", "consistency", "difference")
+METRIC_LOWEST = np.array([0.0, 0.0, -1.0])  # the rates lie in [0, 1], the difference in [-1, 1]
 FIRST_LISTED = {"female_first": "female", "male_first": "male"}
-INTERVAL_COLUMNS = ["occupation", "metric", "estimate", "low", "high", "n_pairs"]
+CONFOUNDED = "confounded with position"
+INTERVAL_COLUMNS = [
+    "occupation",
+    "metric",
+    "estimate",
+    "low",
+    "high",
+    "n_pairs",
+    "female_names",
+    "male_names",
+]
 TEST_COLUMNS = [
     "occupation",
     "n",
+    "female_names",
+    "male_names",
     "n_female",
     "n_male",
     "difference",
+    "smallest_p",
     "p_value",
     "q_value",
     "significant",
+    "p_equivalence",
+    "q_equivalence",
+    "equivalent",
+    "verdict",
 ]
-POSITION_COLUMNS = ["occupation", "question", "n_named", "first_listed", "share_first", "p_value"]
+POSITION_COLUMNS = [
+    "occupation",
+    "question",
+    "n_named",
+    "first_listed",
+    "share_first",
+    "p_value",
+    "q_value",
+]
+
+
+@dataclass(frozen=True)
+class NameBootstrap:
+    """Bootstrap draws of some per-instance means over a crossed sample of names."""
+
+    estimate: np.ndarray  # one per column
+    draws: np.ndarray  # columns x kept resamples
+    n_pairs: int
+    female_names: int
+    male_names: int
+
+    @property
+    def df(self) -> int:
+        """Degrees of freedom of the t reference: the names on the smaller side, less one."""
+        return min(self.female_names, self.male_names) - 1
+
+    @property
+    def se(self) -> np.ndarray:
+        """The bootstrap standard error of each column (0 where nothing varies)."""
+        if self.draws.shape[1] < 2:
+            return np.zeros(len(self.estimate))
+        spread = self.draws.std(axis=1, ddof=1)
+        return np.where(np.isclose(spread, 0, atol=1e-12), 0.0, spread)
+
+    def interval(self, confidence: float, lowest, highest) -> tuple[np.ndarray, np.ndarray]:
+        """estimate +- t(df) x SE of each column, clipped to [lowest, highest] (scalars or one
+        per column); that whole range with a single name on one side."""
+        if self.df < 1:
+            shape = self.estimate.shape
+            return np.broadcast_to(lowest, shape).copy(), np.broadcast_to(highest, shape).copy()
+        half = t_dist.ppf((1 + confidence) / 2, self.df) * self.se
+        return (
+            np.clip(self.estimate - half, lowest, highest),
+            np.clip(self.estimate + half, lowest, highest),
+        )
+
+
+def smallest_p(female_names: int, male_names: int) -> float:
+    """The smallest two-sided p-value the test may give with this many names of each gender.
+
+    The crossed design carries at most min(female, male) independent units; this is the exact
+    sign test's smallest p with that many, a floor against over-confidence with few names (with
+    3 names on one side nothing goes below 0.25).
+    """
+    return min(1.0, 2.0 ** (1 - min(female_names, male_names)))
+
+
+def name_bootstrap(
+    frame: pd.DataFrame, columns: list[str], n_resamples: int, seed: list[int]
+) -> NameBootstrap:
+    """Two-way bootstrap of the means of ``columns`` over ``frame``'s rows (instances).
+
+    ``frame`` has ``female`` and ``male`` name columns. Each resample draws as many female names
+    as there are, with replacement, and as many male names, independently; a pair weighs the
+    product of its two names' draw counts, and each column's statistic is the pooled mean
+    (sum over the weighted pairs' instances / their number). Resamples in which no observed pair
+    survives (possible when pairs are a sample of all female x male pairs) are left out.
+    """
+    per_pair = frame.groupby(["female", "male"], sort=False)
+    sums = per_pair[columns].sum().to_numpy().T
+    counts = per_pair.size().to_numpy().astype(float)
+    keys = per_pair.size().index.to_frame(index=False)
+    female, female_names = pd.factorize(keys["female"])
+    male, male_names = pd.factorize(keys["male"])
+    rng = np.random.default_rng(seed)
+    draw_f = rng.multinomial(len(female_names), _uniform(len(female_names)), n_resamples)
+    draw_m = rng.multinomial(len(male_names), _uniform(len(male_names)), n_resamples)
+    weights = (draw_f[:, female] * draw_m[:, male]).astype(float)
+    totals = weights @ counts
+    kept = totals > 0
+    return NameBootstrap(
+        estimate=sums.sum(axis=1) / counts.sum(),
+        draws=(weights[kept] @ sums.T).T / totals[kept],
+        n_pairs=len(counts),
+        female_names=len(female_names),
+        male_names=len(male_names),
+    )
+
+
+def _uniform(n: int) -> np.ndarray:
+    return np.full(n, 1 / n)
+
+
+def _stream(seed: int, key: str) -> list[int]:
+    """A random stream per occupation (or attribute), so its result does not depend on others."""
+    return [seed, zlib.crc32(key.encode())]
+
+
+def difference_p_value(estimate: float, se: float, df: int, floor: float) -> float:
+    """Two-sided t test of a zero difference with the bootstrap SE, never below ``floor``."""
+    if df < 1 or estimate == 0:
+        return 1.0
+    p = 2 * t_dist.sf(abs(estimate) / se, df) if se > 0 else 0.0
+    return float(min(1.0, max(p, floor)))
+
+
+def equivalence_p_value(estimate: float, se: float, df: int, margin: float, floor: float) -> float:
+    """Two one-sided t tests of |difference| >= margin (the larger p), never below floor / 2."""
+    if df < 1:
+        return 1.0
+    if se > 0:
+        p = max(t_dist.sf((margin - estimate) / se, df), t_dist.sf((estimate + margin) / se, df))
+    else:
+        p = 0.0 if abs(estimate) < margin else 1.0
+    return float(min(1.0, max(p, floor / 2)))
+
+
+def verdict(significant: bool, equivalent: bool, one_order: bool) -> str:
+    """differs, equivalent or inconclusive; with one listing order, confounded with position.
+
+    Equivalence wins over significance: a difference shown to lie within the margin is one the
+    user declared negligible, however precisely it is measured.
+    """
+    if one_order:
+        return CONFOUNDED
+    if equivalent:
+        return "equivalent"
+    return "differs" if significant else "inconclusive"
+
+
+def _bh(p_values: pd.Series) -> np.ndarray:
+    return false_discovery_control(p_values.to_numpy(), method="bh") if len(p_values) else []
+
+
+def occupation_statistics(
+    outcomes: pd.DataFrame, reading: str, settings: dict
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per occupation: intervals of the three metrics and the tests of the difference.
+
+    ``settings`` is the config's ``report`` section (bootstrap_resamples, confidence, seed,
+    alpha, equivalence_margin). The difference is the ``reading`` one (metrics.READINGS).
+    """
+    values = pd.DataFrame(
+        {
+            "occupation": outcomes["occupation"],
+            "female": outcomes["female"],
+            "male": outcomes["male"],
+            "confirmation": outcomes["confirmed"].astype(float),
+            "consistency": outcomes["consistent"].astype(float),
+            "difference": signed_readings(outcomes)[reading],
+        }
+    )
+    one_order = orders_run(outcomes).str.count(r"\+") == 0
+    margin = settings["equivalence_margin"]
+    intervals, tests = [], []
+    for occupation, group in values.groupby("occupation", sort=False):
+        boot = name_bootstrap(
+            group,
+            list(METRICS),
+            settings["bootstrap_resamples"],
+            _stream(settings["seed"], str(occupation)),
+        )
+        low, high = boot.interval(settings["confidence"], METRIC_LOWEST, 1.0)
+        names = (boot.n_pairs, boot.female_names, boot.male_names)
+        intervals += [
+            (occupation, metric, boot.estimate[i], low[i], high[i], *names)
+            for i, metric in enumerate(METRICS)
+        ]
+        floor = smallest_p(boot.female_names, boot.male_names)
+        estimate, se = boot.estimate[2], boot.se[2]
+        difference = group["difference"]
+        tests.append(
+            {
+                "occupation": occupation,
+                "n": len(group),
+                "female_names": boot.female_names,
+                "male_names": boot.male_names,
+                "n_female": int((difference > 0).sum()),
+                "n_male": int((difference < 0).sum()),
+                "difference": estimate,
+                "smallest_p": floor,
+                "p_value": difference_p_value(estimate, se, boot.df, floor),
+                "p_equivalence": equivalence_p_value(estimate, se, boot.df, margin, floor),
+            }
+        )
+    table = pd.DataFrame(tests)
+    alpha = settings["alpha"]
+    table["q_value"] = _bh(table["p_value"])
+    table["significant"] = table["q_value"] < alpha
+    table["q_equivalence"] = _bh(table["p_equivalence"])
+    table["equivalent"] = table["q_equivalence"] < alpha
+    table["verdict"] = [
+        verdict(s, e, one_order[o])
+        for s, e, o in zip(
+            table["significant"], table["equivalent"], table["occupation"], strict=True
+        )
+    ]
+    return pd.DataFrame(intervals, columns=INTERVAL_COLUMNS), table[TEST_COLUMNS]
 
 
 def _sign_test(k: int, other: int) -> float:
@@ -41,116 +266,16 @@ def _sign_test(k: int, other: int) -> float:
     return float(binomtest(int(k), int(k + other), p=0.5).pvalue)
 
 
-def _instance_values(outcomes: pd.DataFrame) -> pd.DataFrame:
-    """Per instance: its pair and the indicators whose occupation means are the three metrics."""
-    return pd.DataFrame(
-        {
-            "occupation": outcomes["occupation"],
-            "pair": instance_pair(outcomes["instance_id"]),
-            "confirmation": outcomes["confirmed"].astype(float),
-            "consistency": outcomes["consistent"].astype(float),
-            "difference": signed_bias(outcomes),
-        }
-    )
-
-
-def _ratio(sums: np.ndarray, counts: np.ndarray, axis: int) -> np.ndarray:
-    """The pooled mean over the pairs: total of the indicators over the number of instances."""
-    return sums.sum(axis=axis) / counts.sum(axis=axis)
-
-
-def _clustered_interval(
-    sums: np.ndarray, counts: np.ndarray, n_resamples: int, confidence: float, seed: list[int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Estimate, low and high for each row of sums (metrics x pairs), resampling the pairs."""
-    estimate = _ratio(sums, counts, axis=-1)
-    if counts.size < 2:
-        return estimate, estimate, estimate
-    result = bootstrap(
-        (sums, np.broadcast_to(counts, sums.shape)),
-        _ratio,
-        n_resamples=n_resamples,
-        vectorized=True,
-        paired=True,
-        axis=-1,
-        confidence_level=confidence,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-    )
-    constant = np.ptp(sums / counts, axis=-1) == 0
-    low = np.where(constant, estimate, result.confidence_interval.low)
-    high = np.where(constant, estimate, result.confidence_interval.high)
-    return estimate, low, high
-
-
-def bootstrap_intervals(
-    outcomes: pd.DataFrame, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0
-) -> pd.DataFrame:
-    """Per occupation and metric: the estimate and a clustered percentile bootstrap interval.
-
-    The cluster is the name pair: each resample draws the occupation's pairs with replacement and
-    recomputes each metric as the pooled mean over the drawn pairs' instances (sum of indicators
-    over number of instances, so a pair missing an order weighs less). scipy.stats.bootstrap
-    expresses this directly: the per-pair sums and counts are its samples, paired=True draws
-    pairs as units. Percentile rather than BCa: BCa is NaN when the bootstrap distribution is
-    degenerate and unstable when few pairs give few distinct values. When every pair has the
-    same mean (or there is one pair) every resample gives the estimate: low == high == estimate.
-    Each occupation gets its own random stream, from seed and its name, so its interval does not
-    depend on the other occupations in the table.
-    """
-    values = _instance_values(outcomes)
-    rows = []
-    for occupation, group in values.groupby("occupation", sort=False):
-        per_pair = group.groupby("pair", sort=False)
-        sums = per_pair[list(METRICS)].sum().to_numpy().T
-        counts = per_pair.size().to_numpy().astype(float)
-        stream = [seed, zlib.crc32(str(occupation).encode())]
-        estimate, low, high = _clustered_interval(sums, counts, n_resamples, confidence, stream)
-        rows += [
-            (occupation, metric, estimate[i], low[i], high[i], counts.size)
-            for i, metric in enumerate(METRICS)
-        ]
-    return pd.DataFrame(rows, columns=INTERVAL_COLUMNS)
-
-
-def paired_difference_tests(outcomes: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
-    """Per occupation: exact test of biased-towards-female vs -male, BH q-values across them.
-
-    Each instance is biased towards the female subject, the male one, or no one; the two biased
-    counts are the discordant counts of a paired design, so the exact McNemar test is a two-sided
-    binomial test of n_female out of n_female + n_male at 1/2 (p = 1 when both are zero).
-    """
-    biased = outcomes["biased_towards"]
-    table = (
-        pd.DataFrame(
-            {
-                "occupation": outcomes["occupation"],
-                "female": biased == "female",
-                "male": biased == "male",
-            }
-        )
-        .groupby("occupation", sort=False)
-        .agg(n=("female", "size"), n_female=("female", "sum"), n_male=("male", "sum"))
-        .reset_index()
-    )
-    table["difference"] = (table["n_female"] - table["n_male"]) / table["n"]
-    table["p_value"] = [
-        _sign_test(f, m) for f, m in zip(table["n_female"], table["n_male"], strict=True)
-    ]
-    table["q_value"] = false_discovery_control(table["p_value"].to_numpy(), method="bh")
-    table["significant"] = table["q_value"] < alpha
-    return table[TEST_COLUMNS]
-
-
 def position_bias(step3: pd.DataFrame) -> pd.DataFrame:
     """Per occupation and question: how often the named subject is the first-listed one.
 
-    Only answers naming a subject ("female" or "male") count; the p-value is the two-sided exact
-    binomial test of first_listed out of n_named at 1/2. With no named answer, share_first is NaN
-    and the p-value 1.
+    Only answers naming a subject ("female" or
+    "male") count; the p-value is the two-sided exact binomial test of first_listed out of
+    n_named at 1/2, and the q-value its Benjamini-Hochberg correction across the occupations of
+    that question. With no named answer, share_first is NaN and the p-value 1.
     """
-    order = instance_order(step3["instance_id"])
-    unknown = sorted(set(order) - set(FIRST_LISTED))
+    orders = instance_order(step3["instance_id"])
+    unknown = sorted(set(orders) - set(ORDERS))
     if unknown:
         raise ValueError(f"unknown listing orders in instance ids: {unknown}")
     named = step3["choice"].isin(["female", "male"])
@@ -160,7 +285,7 @@ def position_bias(step3: pd.DataFrame) -> pd.DataFrame:
                 "occupation": step3["occupation"],
                 "question": step3["question"],
                 "named": named,
-                "first": named & (step3["choice"] == order.map(FIRST_LISTED)),
+                "first": named & (step3["choice"] == orders.map(FIRST_LISTED)),
             }
         )
         .groupby(["occupation", "question"], sort=False)
@@ -171,6 +296,9 @@ def position_bias(step3: pd.DataFrame) -> pd.DataFrame:
     table["p_value"] = [
         _sign_test(k, n - k) for k, n in zip(table["first_listed"], table["n_named"], strict=True)
     ]
+    table["q_value"] = table.groupby("question", sort=False)["p_value"].transform(
+        lambda p: false_discovery_control(p.to_numpy(), method="bh")
+    )
     return table[POSITION_COLUMNS]
 
 
@@ -195,37 +323,41 @@ def attribute_gaps(
 ) -> pd.DataFrame:
     """Per occupation and attribute, P(Yes | female) - P(Yes | male) in Step 1, with intervals.
 
-    ``answers`` has one row per (instance, subject, attribute): instance_id, occupation, gender,
-    element_id, attribute, attribute_type, choice (yes/no), logprob_yes, logprob_no. Within an
-    instance the two subjects are paired; the interval is the clustered bootstrap over name
-    pairs. Rows with occupation "(all)" pool every occupation that lists the attribute.
-    ``gap_p`` is the same gap on the model's probability of Yes instead of its answer.
+    ``answers`` has one row per (instance, subject, attribute): instance_id, occupation, female,
+    male (the instance's names), gender, element_id, attribute, attribute_type, choice (yes/no),
+    logprob_yes, logprob_no. Within an instance the two subjects are paired; the interval is the
+    crossed name bootstrap. Rows with occupation "(all)" pool every occupation that lists the
+    attribute. ``gap_p`` is the same gap on the model's probability of Yes instead of its answer.
     """
     p_yes = 1 / (1 + np.exp(answers["logprob_no"] - answers["logprob_yes"]))
-    keys = ["instance_id", "occupation", "element_id", "attribute", "attribute_type"]
+    keys = [
+        "instance_id",
+        "female",
+        "male",
+        "occupation",
+        "element_id",
+        "attribute",
+        "attribute_type",
+    ]
     wide = (
         answers.assign(yes=(answers["choice"] == "yes").astype(float), p_yes=p_yes)
         .pivot(index=keys, columns="gender", values=["yes", "p_yes"])
         .reset_index()
     )
     wide.columns = ["_".join(c).strip("_") for c in wide.columns]
-    wide["pair"] = instance_pair(wide["instance_id"])
     wide["d"] = wide["yes_female"] - wide["yes_male"]
     pooled = wide.assign(occupation=ALL_OCCUPATIONS)
     rows = []
-    for key, group in pd.concat([wide, pooled]).groupby(keys[1:], sort=False):
-        per_pair = group.groupby("pair", sort=False)
-        sums = per_pair["d"].sum().to_numpy()[None, :]
-        counts = per_pair.size().to_numpy().astype(float)
-        stream = [seed, zlib.crc32("|".join(key).encode())]
-        estimate, low, high = _clustered_interval(sums, counts, n_resamples, confidence, stream)
+    for key, group in pd.concat([wide, pooled]).groupby(keys[3:], sort=False):
+        boot = name_bootstrap(group, ["d"], n_resamples, _stream(seed, "|".join(key)))
+        low, high = boot.interval(confidence, -1.0, 1.0)
         rows.append(
             (
                 *key,
-                counts.size,
+                boot.n_pairs,
                 group["yes_female"].mean(),
                 group["yes_male"].mean(),
-                estimate[0],
+                boot.estimate[0],
                 low[0],
                 high[0],
                 (group["p_yes_female"] - group["p_yes_male"]).mean(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -11,13 +12,18 @@ from hiremeornot.atomic import atomic_output
 from hiremeornot.errors import InputError
 
 
-def read_tsv(path: str | Path, columns: Iterable[str]) -> pd.DataFrame:
-    """Read a TSV with a header row as strings; require ``columns`` to be present."""
+def read_tsv(path: str | Path, columns: Iterable[str], *, quoted: bool = False) -> pd.DataFrame:
+    """Read a TSV with a header row as strings; require ``columns`` to be present.
+
+    ``quoted``: fields may be CSV-quoted (``"a ""b"" c"`` reads ``a "b" c``), as in O*NET's
+    files; otherwise every double quote is literal text, as in the hand-edited resources.
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: file not found")
+    quoting = csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE
     try:
-        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=3)
+        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=quoting)
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a readable tab-separated file: {exc}") from exc
     missing = [c for c in columns if c not in frame.columns]

@@ -8,7 +8,7 @@ rule occupation_attributes:
     conda:
         "../../envs/core.yaml"
     params:
-        settings=settings(config["attributes"]),
+        settings=settings({**config["attributes"], **config["onet"]}),
     shell:
         "hiremeornot attributes --settings {params.settings:q} --onet-dir {input.onet:q}"
         " --soc-code {wildcards.soc} --out {output:q} 2> {log:q}"

@@ -1,5 +1,6 @@
 rule model_metrics:
     input:
+        instances="results/dataset/instances.parquet",
         step2=lambda wc: step_outputs("step2", wc.model),
         step3=lambda wc: step_outputs("step3", wc.model),
     output:
@@ -9,8 +10,11 @@ rule model_metrics:
         "logs/model_metrics/{model}.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        settings=settings({"difference": config["report"]["difference"]}),
     shell:
-        "hiremeornot metrics --model {wildcards.model} --step2 {input.step2:q}"
+        "hiremeornot metrics --settings {params.settings:q} --model {wildcards.model}"
+        " --instances {input.instances:q} --step2 {input.step2:q}"
         " --step3 {input.step3:q} --out-instances {output.instances:q}"
         " --out {output.metrics:q} 2> {log:q}"
 
@@ -131,6 +135,7 @@ rule difference_table:
         metrics="results/{model}/metrics.tsv",
         intervals="results/{model}/intervals.tsv",
         tests="results/{model}/tests.tsv",
+        position="results/{model}/position_bias.tsv",
     output:
         tsv=report(
             "results/tables/difference_{model}.tsv",
@@ -154,7 +159,7 @@ rule difference_table:
     shell:
         "hiremeornot difference --settings {params.settings:q} --model {wildcards.model}"
         " --metrics {input.metrics:q} --intervals {input.intervals:q} --tests {input.tests:q}"
-        " --out-tsv {output.tsv:q} --out-md {output.md:q}"
+        " --position {input.position:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
         " --out-png {output.png:q} 2> {log:q}"
 
 

@@ -42,11 +42,14 @@ rule estimate:
     params:
         settings=settings(
             {
-                model: {
-                    step: plan.step_settings(config, model, step)
-                    for step in ["step1", "step2", "step3"]
-                }
-                for model in MODELS
+                "models": {
+                    model: {
+                        step: plan.step_settings(config, model, step)
+                        for step in ["step1", "step2", "step3"]
+                    }
+                    for model in MODELS
+                },
+                "report": config["report"],
             }
         ),
         store_dir=config["store_dir"],

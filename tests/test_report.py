@@ -1,0 +1,105 @@
+"""What the summary, the difference tables and the power section say in words."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from hiremeornot.power import detectable, names_needed, pairs_needed, power_markdown
+from hiremeornot.report import design_caveats, model_summary
+from hiremeornot.stats import CONFOUNDED
+
+REPORT = {
+    "difference_threshold": 0.2,
+    "difference": "biased",
+    "alpha": 0.05,
+    "equivalence_margin": 0.1,
+    "confidence": 0.95,
+    "power_differences": [0.2],
+}
+
+
+def tables(orders, names, verdict, difference=0.9):
+    """One model's metrics, tests and position tables for two occupations."""
+    metrics = pd.DataFrame(
+        {
+            "occupation": ["nurse", "pilot"],
+            "n": [6, 6],
+            "orders": [orders] * 2,
+            "confirmation": [0.5, 0.5],
+            "consistency": [0.5, 0.5],
+            "confirmation_p": [0.5, 0.5],
+            "consistency_p": [0.5, 0.5],
+            "difference": [difference, -difference],
+        }
+    )
+    tests = pd.DataFrame(
+        {
+            "occupation": ["nurse", "pilot"],
+            "female_names": [names] * 2,
+            "male_names": [names] * 2,
+            "difference": [difference, -difference],
+            "verdict": [verdict] * 2,
+        }
+    )
+    position = pd.DataFrame(
+        {
+            "occupation": ["nurse", "nurse", "pilot", "pilot"],
+            "question": ["q2", "q3"] * 2,
+            "n_named": [6, 2, 6, 0],
+            "first_listed": [6, 1, 6, 0],
+            "q_value": [0.03, 1.0, 0.03, 1.0],
+        }
+    )
+    return metrics, tests, position
+
+
+def test_one_order_is_called_confounded_and_makes_no_gender_claim():
+    metrics, tests, position = tables("female_first", 3, CONFOUNDED)
+    text = model_summary(metrics, tests, position, REPORT)
+    assert "Position and gender are confounded" in text
+    assert "the female name was always listed first" in text
+    assert "Q2 named the first-listed subject in 100% of its answers" in text
+    assert "not gender findings" in text and "favour female" not in text
+    # three names a side: the smallest p is 0.25, and the summary says nothing can be significant
+    assert "smallest achievable p-value is 0.25" in text
+    assert "no occupation can be significant" in text
+
+
+def test_both_orders_report_verdicts_and_the_balance():
+    metrics, tests, position = tables("female_first+male_first", 10, "differs")
+    text = model_summary(metrics, tests, position, REPORT)
+    assert "order-balanced" in text and "confounded" not in text
+    assert "2 differ (q < 0.05)" in text and "nurse (+0.90)" in text
+    assert "no occupation can be significant" not in text
+    assert "2 occupations show a position bias" in text
+    caveats = design_caveats(metrics, tests, position, REPORT)
+    assert "10 female and 10 male names" in caveats[1]
+    assert "one wording" in caveats[3]
+
+
+def test_power_brackets_and_needs():
+    # 10 names a side, 100 pairs x 2 orders: the no-name-variance MDD uses 200 instances
+    assert detectable(200, 10, 0.05) == pytest.approx((2.2622 + 0.8834) / math.sqrt(200), rel=1e-3)
+    assert detectable(6, 3, 0.05) == math.inf  # smallest p 0.25: the test cannot reject
+    assert names_needed(0.5, 0.05) >= 6  # the floor 2^(1-k) < 0.05 needs at least 6 names
+    assert detectable(names_needed(0.3, 0.05), names_needed(0.3, 0.05), 0.05) <= 0.3
+    assert pairs_needed(0.2, 2, 10, 0.05) == math.ceil(((2.2622 + 0.8834) / 0.2) ** 2 / 2)
+
+
+def test_power_section_of_a_three_pair_design():
+    instances = pd.DataFrame(
+        {
+            "occupation": ["nurse"] * 6,
+            "female": ["A", "A", "B", "B", "C", "C"],
+            "male": ["X", "X", "Y", "Y", "Z", "Z"],
+            "pair_id": ["A-X", "A-X", "B-Y", "B-Y", "C-Z", "C-Z"],
+            "order": ["female_first", "male_first"] * 3,
+        }
+    )
+    text = power_markdown(instances, ["m1", "m2"], REPORT)
+    assert "every model (m1, m2)" in text
+    assert "Smallest achievable p-value: 0.25" in text
+    assert "no occupation can be significant" in text
+    assert "none (the test cannot reject)" in text
+    assert "at most 9 pairs" in text

@@ -1,6 +1,7 @@
 # Set-up and the two everyday commands (see README.md):
 #   make run [LOCAL_DATA=../shared/data]   the audit on the embedded default model
 #   make test                              lint and the whole test suite
+#   make test-fast                         the fast tests only (no model runs, no workflow)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -12,7 +13,7 @@ TORCH ?= torch==2.13.0
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup setup-test run test lint
+.PHONY: setup setup-test run test test-fast lint
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,3 +43,6 @@ lint: setup-test
 
 test: lint
 	python -m pytest -v -rs
+
+test-fast: setup-test
+	python -m pytest -q -rs -m "not slow"

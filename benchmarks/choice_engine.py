@@ -16,7 +16,7 @@ import yaml
 
 from hiremeornot.backends import Request, load_backend
 from hiremeornot.backends.transformers_backend import OutlinesChoice
-from hiremeornot.config import validate_config
+from hiremeornot.config import model_settings, validate_config
 from hiremeornot.dataset import build_instances
 from hiremeornot.names import make_pairs, read_name_lists
 from hiremeornot.occupations import select_occupations
@@ -39,7 +39,7 @@ def prompts(n: int) -> tuple[list[Request], list[Request]]:
     names = read_name_lists(DATA / "ethical-interventions/word_lists/nouns/subjects")
     instances = build_instances(occupations, make_pairs(names, 2, 0), ["female_first"])
     codes = sorted(set(occupations["soc_code"]))
-    attributes = extract_attributes(DATA / "onet/db_29_3_text", codes, 5)
+    attributes = extract_attributes(DATA / "onet/db_29_3_text", codes, 5, suppressed="keep")
     step1 = step1_questions(instances, attributes, renderer, config["answers"])
     granted = {
         key: ["Critical Thinking skill"] for key in granted_attributes(step1.assign(choice="no"))
@@ -68,10 +68,7 @@ def main() -> None:
     args = parser.parse_args()
     backend = load_backend(
         "transformers",
-        {
-            "backend": "transformers",
-            "model": "embedded:smollm2-135m-instruct",
-        },
+        model_settings({"backend": "transformers", "model": "embedded:smollm2-135m-instruct"}),
     )
     reference = OutlinesChoice(backend.model, backend.tokenizer)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from hiremeornot.backends import Request, load_backend
-from hiremeornot.config import validate_config
+from hiremeornot.config import model_settings, validate_config
 from hiremeornot.dataset import build_instances
 from hiremeornot.names import make_pairs, read_name_lists
 from hiremeornot.occupations import select_occupations
@@ -38,7 +38,7 @@ def main() -> None:
     pairs = make_pairs(names, config["names"]["pairs"], config["names"]["seed"])
     instances = build_instances(occupations, pairs, config["names"]["orders"])
     attributes = extract_attributes(
-        DATA / "onet/db_29_3_text", sorted(set(occupations["soc_code"])), 5
+        DATA / "onet/db_29_3_text", sorted(set(occupations["soc_code"])), 5, suppressed="keep"
     )
     renderer = PromptRenderer(config["prompts"])
     questions = step1_questions(instances, attributes, renderer, config["answers"])
@@ -54,11 +54,13 @@ def main() -> None:
 
     backend = load_backend(
         "transformers",
-        {
-            "backend": "transformers",
-            "model": "embedded:smollm2-135m-instruct",
-            "batch_size": 16,
-        },
+        model_settings(
+            {
+                "backend": "transformers",
+                "model": "embedded:smollm2-135m-instruct",
+                "batch_size": 16,
+            }
+        ),
     )
     sample = sorted(distinct["prompt"].sample(args.sample, random_state=0))
     requests = [Request(prompt, ("Yes", "No")) for prompt in sample]

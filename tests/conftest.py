@@ -12,9 +12,10 @@ ONET_DIR = SHARED_DATA / "onet" / "db_29_3_text"
 OCCUPATIONS_TABLE = REPO / "resources" / "occupations.tsv"
 
 
-def pytest_configure(config):
-    if not ONET_DIR.is_dir():
-        raise pytest.UsageError(f"the tests need the shared data at {SHARED_DATA}")
+# Tests that read the real data are skipped, not failed, where ../shared/data is missing.
+needs_data = pytest.mark.skipif(
+    not ONET_DIR.is_dir(), reason=f"needs the shared data at {SHARED_DATA}"
+)
 
 
 def subjects_dir(name_list: str) -> Path:

@@ -8,12 +8,13 @@ import re
 import pandas as pd
 import pytest
 
+from tests.conftest import needs_data
 from tests.fake_openai import FakeOpenAI, serve
 from tests.test_openai_backend import KEY
 from tests.tiny_models import tiny_roberta_qa
 from tests.workflow_runs import TINY, run_tiny, step_tables
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, needs_data]
 
 CORPUS = ["Mary and James are neighbors. Is Mary qualified for nurse? Options: Yes, No."]
 

@@ -1,9 +1,26 @@
 import copy
+import dataclasses
+import importlib.resources
 
 import pytest
 import yaml
 
-from hiremeornot.config import load_config, validate_config
+from hiremeornot import plan
+from hiremeornot.backends import model_identity
+from hiremeornot.backends.base import BackendSettings
+from hiremeornot.backends.extractive_qa import ExtractiveQASettings
+from hiremeornot.backends.openai import OpenAISettings
+from hiremeornot.backends.transformers_backend import TransformersSettings
+from hiremeornot.backends.vllm_backend import VLLMSettings
+from hiremeornot.config import (
+    ROLES,
+    load_config,
+    model_keys,
+    model_roles,
+    model_settings,
+    schema,
+    validate_config,
+)
 from hiremeornot.errors import InputError
 from hiremeornot.plan import check_config, conda_env, step_settings
 from tests.conftest import REPO, SHARED_DATA
@@ -108,3 +125,109 @@ def test_a_vllm_model_is_one_job_per_step_with_the_gpus_it_needs(changes, messag
     model.update(gpus=8, shard_size=0, distributed_executor_backend=None)
     checked = check_config(config(models={"big": model}, local_data=str(SHARED_DATA)))
     assert conda_env(checked, "big") == "../../envs/vllm.yaml"
+
+
+# The schema: one source of every default, and of what each model setting does.
+
+BACKENDS = ["transformers", "openai", "vllm", "extractive_qa"]
+TYPED_SETTINGS = {
+    "transformers": TransformersSettings,
+    "openai": OpenAISettings,
+    "vllm": VLLMSettings,
+    "extractive_qa": ExtractiveQASettings,
+}
+
+
+def test_the_schema_is_package_data_and_the_workflow_links_to_it():
+    packaged = importlib.resources.files("hiremeornot").joinpath("config.schema.yaml")
+    link = REPO / "workflow" / "schemas" / "config.schema.yaml"
+    assert link.is_symlink() and not link.readlink().is_absolute()
+    assert link.resolve() == REPO / "src" / "hiremeornot" / "config.schema.yaml"
+    assert yaml.safe_load(packaged.read_text()) == yaml.safe_load(link.read_text()) == schema()
+
+
+def test_every_model_key_is_marked_with_its_role_once():
+    model = schema()["properties"]["models"]["additionalProperties"]
+    for key, spec in model["properties"].items():
+        assert spec.get("x-role") in ROLES, f"models.<name>.{key} needs an x-role in {ROLES}"
+    text = (REPO / "src" / "hiremeornot" / "config.schema.yaml").read_text()
+    assert text.count("x-role:") == len(model["properties"])  # nowhere else, never twice
+    assert model_roles() == {key: spec["x-role"] for key, spec in model["properties"].items()}
+    assert set().union(*(model_keys(role) for role in ROLES)) == set(model["properties"])
+
+
+def test_job_resources_are_the_keys_marked_resource():
+    assert model_keys("resource") == {"threads", "mem_mb", "runtime", "gpus", "gpu_model"}
+    assert model_keys("resource") == plan.JOB_RESOURCE_KEYS
+    assert {"device", "batch_size", "shard_size", "mode", "max_cost_usd"} <= model_keys("runtime")
+    assert {"model", "dtype", "system_prompt", "temperature", "top_logprobs"} <= model_keys(
+        "answers"
+    )
+    with pytest.raises(ValueError, match="unknown role"):
+        model_keys("speed")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_store_key_holds_the_settings_marked_answers_and_only_them(backend):
+    settings = model_settings({"backend": backend, "model": "org/model"})
+    identity = model_identity(settings)
+    assert set(identity) == {k for k in settings if model_roles()[k] == "answers"}
+    for key in settings:
+        changed = {**settings, key: "changed"}
+        assert (model_identity(changed) != identity) == (model_roles()[key] == "answers"), key
+    assert model_identity({**settings, "state_dir": "x"}) == identity  # no config key
+
+
+@pytest.mark.parametrize("step", ["step1", "step2", "step3"])
+def test_a_step_job_depends_on_every_setting_but_its_resources(step):
+    models = {b: {"backend": b, "model": "org/model"} for b in BACKENDS}
+    loaded = validate_config(config(models=models))
+    for name, settings in loaded["models"].items():
+        job = step_settings(loaded, name, step)["model"]
+        assert not set(job) & model_keys("resource")
+        assert {k for k in settings if model_roles()[k] == "answers"} <= set(job)
+        assert {k for k in settings if model_roles()[k] != "resource"} - set(job) <= {
+            "shard_size",
+            "step1_shards",
+        }  # how the other steps are split
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_each_backend_reads_only_schema_keys_all_filled_for_it(backend):
+    cls = TYPED_SETTINGS[backend]
+    assert issubclass(cls, BackendSettings) and cls.__dataclass_params__.frozen
+    fields = dataclasses.fields(cls)
+    assert all(field.default is dataclasses.MISSING for field in fields)  # no defaults of its own
+    assert {field.name for field in fields} <= set(model_roles())
+    typed = cls.from_config(model_settings({"backend": backend, "model": "org/model"}))
+    assert typed.model == "org/model"
+
+
+def test_the_schemas_defaults_reach_the_backends():
+    transformers = TransformersSettings.from_config(
+        model_settings({"backend": "transformers", "model": "x/y"})
+    )
+    assert (transformers.batch_size, transformers.dtype, transformers.device) == (
+        32,
+        "float32",
+        "cpu",
+    )
+    vllm = VLLMSettings.from_config(model_settings({"backend": "vllm", "model": "x/y"}))
+    assert (vllm.batch_size, vllm.dtype, vllm.top_logprobs) == (512, "auto", 20)
+
+
+def test_typed_settings_refuse_settings_the_schema_did_not_fill():
+    with pytest.raises(TypeError, match=r"lack \['gguf_file', 'dtype'.*model_settings"):
+        TransformersSettings.from_config({"backend": "transformers", "model": "x/y"})
+
+
+def test_one_models_settings_are_validated_and_filled_without_a_config():
+    partial = {"backend": "openai", "model": "gpt-x", "temperature": 0.5}
+    filled = model_settings(partial)
+    assert partial == {"backend": "openai", "model": "gpt-x", "temperature": 0.5}  # a copy
+    assert (filled["temperature"], filled["constraint"], filled["gpus"]) == (0.5, "json_schema", 0)
+    assert "dtype" not in filled  # not an openai key
+    with pytest.raises(InputError, match=r"model settings: invalid value at 'temperature'"):
+        model_settings({**partial, "temperature": -1})
+    with pytest.raises(InputError, match=r"'model' is a required property"):
+        model_settings({"backend": "vllm"})

@@ -23,9 +23,9 @@ from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
 from hiremeornot.plan import step_settings
 from hiremeornot.tables_io import write_table
-from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, subjects_dir
+from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, needs_data, subjects_dir
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, needs_data]
 
 
 def stored(store: Path) -> int:
@@ -44,7 +44,8 @@ def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
         build_instances(occupations, pairs, ["female_first", "male_first"]),
         tmp_path / "instances.parquet",
     )
-    attributes = extract_attributes(ONET_DIR, sorted(set(occupations["soc_code"])), 2)
+    codes = sorted(set(occupations["soc_code"]))
+    attributes = extract_attributes(ONET_DIR, codes, 2, suppressed="keep")
     write_table(attributes, tmp_path / "attributes.tsv")
     config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
     model = "smollm2-135m"

@@ -14,7 +14,9 @@ import pytest
 from hiremeornot.download import download_names, download_onet
 from hiremeornot.errors import InputError
 from hiremeornot.names import read_name_lists
-from tests.conftest import ONET_DIR, subjects_dir
+from tests.conftest import ONET_DIR, needs_data, subjects_dir
+
+pytestmark = needs_data
 
 
 @pytest.fixture()

@@ -5,11 +5,14 @@ from __future__ import annotations
 import pytest
 
 from hiremeornot.backends import Response, model_identity
-from hiremeornot.backends.openai_cost import cost_estimate
+from hiremeornot.backends.openai.cost import cost_estimate
 from hiremeornot.estimate import estimate, markdown, step_requests
 from hiremeornot.plan import step_settings
 from hiremeornot.store import ResponseStore, request_key
+from tests.conftest import needs_data
 from tests.test_steps import CONFIG, inputs  # noqa: F401 (the fixture)
+
+pytestmark = needs_data
 
 PRICES = {"input": 0.5, "output": 1.5}
 GPT = {"backend": "openai", "model": "gpt-x", "shard_size": 2, "price_per_million_tokens": PRICES}

@@ -6,17 +6,18 @@ import math
 
 import pytest
 import torch
+from scipy.special import log_softmax
 
 from hiremeornot.backends import BackendError, Request, load_backend
 from hiremeornot.backends.extractive_qa import (
     candidate_score,
     check_options_sentence,
-    log_softmax,
     occurrences,
     paragraph,
     split_prompt,
     token_span,
 )
+from hiremeornot.config import model_settings
 from hiremeornot.errors import InputError
 from tests.tiny_models import tiny_roberta_qa
 
@@ -49,6 +50,8 @@ CORPUS = [
     "Options Yes No both neither Mary James Elizabeth Thomas",
 ]
 SPACE = "\u0120"  # byte-level BPE's mark of a leading space
+# the schema's default options sentence
+OPTIONS = model_settings({"backend": "extractive_qa", "model": "x"})["options_sentence"]
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +61,8 @@ def model_dir(tmp_path_factory):
 
 
 def qa_backend(model_dir, **settings):
-    return load_backend("extractive_qa", {"model": str(model_dir), **settings})
+    config = {"backend": "extractive_qa", "model": str(model_dir), **settings}
+    return load_backend("extractive_qa", model_settings(config))
 
 
 @pytest.fixture()
@@ -132,8 +136,11 @@ def test_a_prompt_without_a_final_question_is_an_error_naming_it(prompt):
 
 
 def test_the_options_sentence_lists_every_choice_in_answer_space_order():
-    assert paragraph(CONTEXT, FOUR) == f"{CONTEXT} Options: Elizabeth, Thomas, both, neither."
-    assert paragraph("", ("Yes", "No")) == "Options: Yes, No."
+    assert OPTIONS == "Options: {options}."
+    assert paragraph(CONTEXT, FOUR, OPTIONS) == (
+        f"{CONTEXT} Options: Elizabeth, Thomas, both, neither."
+    )
+    assert paragraph("", ("Yes", "No"), OPTIONS) == "Options: Yes, No."
     assert paragraph("A.", ("No", "Yes"), "Answer {options}!") == "A. Answer No, Yes!"
 
 
@@ -180,13 +187,6 @@ def test_a_candidate_scores_its_best_occurrence():
     assert candidate_score(start, end, offsets, [(16, 20)]) is None
 
 
-def test_log_softmax_gives_log_probabilities():
-    logprobs = log_softmax([2.0, 0.0, -1.0])
-    assert math.fsum(math.exp(value) for value in logprobs) == pytest.approx(1.0)
-    assert logprobs[0] - logprobs[1] == pytest.approx(2.0)
-    assert log_softmax([1000.0, 0.0]) == pytest.approx((0.0, -1000.0))
-
-
 # The backend on the tiny model.
 
 
@@ -198,7 +198,7 @@ def test_each_choice_scores_its_best_span_and_logprobs_are_their_log_softmax(bac
     asked = [("q3", FOUR), ("q2", NAMES), ("q2", NAMES[::-1])]
     requests = [Request(f"{CONTEXT} {QUESTIONS[q]}", choices) for q, choices in asked]
     for (q, choices), response in zip(asked, backend.answer(requests), strict=True):
-        text = paragraph(CONTEXT, choices)
+        text = paragraph(CONTEXT, choices, OPTIONS)
         scores = expected_scores(backend, QUESTIONS[q], text, choices, start, end, step)
         assert response.logprobs == pytest.approx(log_softmax(scores), abs=1e-5)
         assert response.answer == choices[scores.index(max(scores))]
@@ -292,7 +292,7 @@ def test_a_slow_tokenizer_is_refused(model_dir, tmp_path):
     model = AutoModelForQuestionAnswering.from_config(AutoConfig.from_pretrained(model_dir))
     model.save_pretrained(folder)
     ByT5Tokenizer().save_pretrained(folder)
-    with pytest.raises(BackendError, match="ByT5Tokenizer is not a fast tokenizer") as error:
+    with pytest.raises(InputError, match="ByT5Tokenizer is not a fast tokenizer") as error:
         qa_backend(folder)
     assert str(folder) in str(error.value)
 
@@ -305,3 +305,16 @@ def test_a_bad_options_sentence_is_refused_before_loading(tmp_path):
 def test_max_length_never_exceeds_what_the_model_takes(model_dir):
     assert qa_backend(model_dir, max_length=4096).max_length == 512
     assert qa_backend(model_dir, max_length=64).max_length == 64
+
+
+@pytest.mark.parametrize("device", ["tpu:0", "gpu", "cuda:99"])
+def test_a_device_this_machine_lacks_is_named_before_loading(model_dir, device):
+    with pytest.raises(InputError, match=rf"device '{device}' is not usable here") as error:
+        qa_backend(model_dir, device=device)
+    assert str(model_dir) in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_folder_without_a_model_is_named_in_one_line(tmp_path):
+    with pytest.raises(InputError, match="cannot load its tokenizer") as error:
+        qa_backend(tmp_path)
+    assert str(tmp_path) in str(error.value) and "\n" not in str(error.value)

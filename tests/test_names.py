@@ -2,9 +2,10 @@ import pytest
 
 from hiremeornot.errors import InputError
 from hiremeornot.names import make_pairs, read_name_lists, read_names
-from tests.conftest import subjects_dir
+from tests.conftest import needs_data, subjects_dir
 
 
+@needs_data
 def test_reads_both_upstream_lists():
     small = read_name_lists(subjects_dir("ethical-interventions"))
     assert len(small["female"]) == len(small["male"]) == 10
@@ -14,6 +15,7 @@ def test_reads_both_upstream_lists():
     assert large["female"][:10] == small["female"]
 
 
+@needs_data
 def test_all_pairs_and_seeded_sample():
     lists = read_name_lists(subjects_dir("ethical-interventions"))
     every = make_pairs(lists, "all", 0)

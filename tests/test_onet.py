@@ -16,18 +16,21 @@ from hiremeornot.onet import (
     read_ratings,
 )
 from hiremeornot.tables_io import read_tsv
-from tests.conftest import OCCUPATIONS_TABLE
+from tests.conftest import OCCUPATIONS_TABLE, needs_data
+
+pytestmark = needs_data
 
 
 def test_top_five_per_type_with_descriptions(onet_dir):
-    table = extract_attributes(onet_dir, ["29-1141.00"], 5)
+    table = extract_attributes(onet_dir, ["29-1141.00"], 5, suppressed="keep")
     assert len(table) == 15
     assert table.groupby("attribute_type").size().to_dict() == {
         "ability": 5,
         "knowledge": 5,
         "skill": 5,
     }
-    math = extract_attributes(onet_dir, ["15-2041.00"], 5)  # Statisticians
+    # Statisticians
+    math = extract_attributes(onet_dir, ["15-2041.00"], 5, suppressed="keep")
     assert set(math[math["attribute"] == "Mathematics"]["attribute_type"]) == {"skill", "knowledge"}
     row = math[math["element_id"] == "2.C.4.a"].iloc[0]
     assert row["attribute_type"] == "knowledge"
@@ -37,10 +40,11 @@ def test_top_five_per_type_with_descriptions(onet_dir):
 def test_tie_at_the_cut_off_is_broken_by_level_then_element_id(onet_dir):
     # Registered Nurses: after Social Perceptiveness (4.12), five skills tie at Importance 4.00
     # for the four remaining places.
-    ratings = read_ratings(onet_dir, "skill", ["29-1141.00"]).set_index("attribute")
+    ratings = read_ratings(onet_dir, "skill", ["29-1141.00"], suppressed="keep")
+    ratings = ratings.set_index("attribute")
     tied = ratings[ratings["importance"] == 4.00]
     assert len(tied) == 5
-    skills = extract_attributes(onet_dir, ["29-1141.00"], 5)
+    skills = extract_attributes(onet_dir, ["29-1141.00"], 5, suppressed="keep")
     skills = skills[skills["attribute_type"] == "skill"]
     assert list(skills["attribute"]) == [
         "Social Perceptiveness",
@@ -59,18 +63,20 @@ def test_tie_at_the_cut_off_is_broken_by_level_then_element_id(onet_dir):
 
 def test_ranking_is_deterministic(onet_dir):
     codes = ["29-1141.00", "23-1011.00", "53-2011.00"]
-    first = extract_attributes(onet_dir, codes, 5)
-    pd.testing.assert_frame_equal(first, extract_attributes(onet_dir, codes, 5))
+    first = extract_attributes(onet_dir, codes, 5, suppressed="keep")
+    again = extract_attributes(onet_dir, codes, 5, suppressed="keep")
+    pd.testing.assert_frame_equal(first, again)
 
 
 def test_unknown_code_is_named(onet_dir):
     with pytest.raises(InputError, match="99-9999.00"):
-        extract_attributes(onet_dir, ["99-9999.00"], 5)
+        extract_attributes(onet_dir, ["99-9999.00"], 5, suppressed="keep")
 
 
 def test_code_without_ratings_is_an_error_not_a_skip(onet_dir):
     with pytest.raises(InputError, match=r"11-1031\.00.*0 skill"):
-        extract_attributes(onet_dir, ["11-1031.00"], 5)  # Legislators: no ratings in 29.3
+        # Legislators: no ratings in 29.3
+        extract_attributes(onet_dir, ["11-1031.00"], 5, suppressed="keep")
 
 
 def _copy_release(onet_dir, tmp_path):
@@ -84,7 +90,7 @@ def test_missing_column_names_file_and_column(onet_dir, tmp_path):
     skills = pd.read_csv(release / "Skills.txt", sep="\t", dtype=str)
     skills.drop(columns=["Data Value"]).to_csv(release / "Skills.txt", sep="\t", index=False)
     with pytest.raises(InputError, match=r"Skills\.txt: missing column\(s\) Data Value"):
-        extract_attributes(release, ["29-1141.00"], 5)
+        extract_attributes(release, ["29-1141.00"], 5, suppressed="keep")
 
 
 def test_wrong_delimiter_is_explained(onet_dir, tmp_path):
@@ -92,7 +98,7 @@ def test_wrong_delimiter_is_explained(onet_dir, tmp_path):
     knowledge = pd.read_csv(release / "Knowledge.txt", sep="\t", dtype=str)
     knowledge.to_csv(release / "Knowledge.txt", sep=",", index=False)
     with pytest.raises(InputError, match=r"Knowledge\.txt.*tab-separated"):
-        extract_attributes(release, ["29-1141.00"], 5)
+        extract_attributes(release, ["29-1141.00"], 5, suppressed="keep")
 
 
 def test_every_description_is_found(onet_dir):
@@ -114,7 +120,7 @@ def _no_stray_quotes(text: str) -> bool:
 
 def test_no_stray_quotes_in_any_text_of_the_retained_occupations(onet_dir):
     chosen = select_occupations(OCCUPATIONS_TABLE, "all")
-    table = extract_attributes(onet_dir, sorted(set(chosen["soc_code"])), 5)
+    table = extract_attributes(onet_dir, sorted(set(chosen["soc_code"])), 5, suppressed="keep")
     titles = read_occupation_titles(onet_dir)
     texts = [*table["description"], *table["attribute"], *map(titles.get, chosen["soc_code"])]
     stray = [text for text in texts if not _no_stray_quotes(text) or text.count('"') % 2]
@@ -143,7 +149,7 @@ def _knowledge(table: pd.DataFrame) -> list[str]:
 def test_suppressed_ratings_are_kept_by_default_and_dropped_on_request(onet_dir):
     # Writers and Authors: English Language has Importance 5.00, flagged Recommend Suppress = Y.
     code = _writer_code()
-    kept = extract_attributes(onet_dir, [code], 5)
+    kept = extract_attributes(onet_dir, [code], 5, suppressed="keep")
     assert _knowledge(kept)[0] == "English Language"
     assert kept.set_index("attribute").loc["English Language", "importance"] == 5.00
     dropped = _knowledge(extract_attributes(onet_dir, [code], 5, suppressed="drop"))

@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
 import re
+import sys
 from types import SimpleNamespace
 
 import pytest
 
 from hiremeornot.asking import ask
-from hiremeornot.backends import (
-    BackendError,
-    Request,
-    load_backend,
-    model_identity,
-    openai_batch,
-    openai_constraints,
-)
+from hiremeornot.backends import BackendError, Request, load_backend, model_identity
+from hiremeornot.backends.openai import batch as openai_batch
+from hiremeornot.backends.openai import constraints as openai_constraints
+from hiremeornot.config import model_settings
 from hiremeornot.errors import InputError
 from hiremeornot.store import ResponseStore, request_key
+from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAI, serve
 
 KEY = "sk-test-HIREMEORNOT-0123456789"
@@ -37,26 +37,33 @@ def fake(monkeypatch):
 
 
 def settings(fake, **changes):
-    return {
-        "backend": "openai",
-        "model": "fake-model",
-        "base_url": fake.url,
-        "api_key_env": "HIREMEORNOT_TEST_KEY",
-        "max_retries": 3,
-        "timeout_s": 1.0,
-        "concurrency": 1,
-        **changes,
-    }
+    return model_settings(
+        {
+            "backend": "openai",
+            "model": "fake-model",
+            "base_url": fake.url,
+            "api_key_env": "HIREMEORNOT_TEST_KEY",
+            "max_retries": 3,
+            "timeout_s": 1.0,
+            "concurrency": 1,
+            **changes,
+        }
+    )
 
 
 def stored_keys(fake):
     return [request_key(model_identity(settings(fake)), r) for r in REQUESTS]
 
 
-def run(fake, store_path, **changes):
+def run(fake, store_path, state_dir=None, **changes):
     config = settings(fake, **changes)
     store = ResponseStore(store_path)
-    return ask(REQUESTS, store, model_identity(config), lambda: load_backend("openai", config))
+    return ask(
+        REQUESTS,
+        store,
+        model_identity(config),
+        lambda: load_backend("openai", config, state_dir=state_dir),
+    )
 
 
 @pytest.mark.parametrize(
@@ -180,10 +187,11 @@ def test_logit_bias_refuses_choices_it_cannot_tell_apart(fake, tmp_path, toy_tok
         load_backend("openai", settings(fake, constraint="logit_bias"))
 
 
-def test_the_run_size_and_cost_are_printed_and_a_cost_cap_stops_it(fake, tmp_path, capsys):
+def test_the_run_size_and_cost_are_printed_and_a_cost_cap_stops_it(fake, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="hiremeornot")
     prices = {"input": 1000.0, "output": 2000.0}
     run(fake, tmp_path / "s.sqlite", price_per_million_tokens=prices)
-    line = capsys.readouterr().err
+    line = caplog.text
     assert re.search(r"fake-model: 3 requests to send, about \d+ input and \d+ output tokens", line)
     assert re.search(r"estimated cost \$\d+\.\d\d", line)
     asked = len(fake.requests)
@@ -193,14 +201,36 @@ def test_the_run_size_and_cost_are_printed_and_a_cost_cap_stops_it(fake, tmp_pat
 
 
 def batch_settings(fake, tmp_path):
-    return {"mode": "batch", "batch_poll_s": 0, "state_dir": str(tmp_path / "batches")}
+    return {"mode": "batch", "batch_poll_s": 0, "state_dir": tmp_path / "batches"}
 
 
-def test_batch_mode_answers_through_one_batch(fake, tmp_path):
+def test_batch_mode_answers_through_one_batch(fake, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="hiremeornot")
     responses, summary = run(fake, tmp_path / "s.sqlite", **batch_settings(fake, tmp_path))
     assert [r.answer for r in responses] == ["Yes"] * 3 and summary.asked == 3
     assert len(fake.batches) == 1 and len(fake.requests) == 3
     assert list((tmp_path / "batches").iterdir()) == []  # the journal is gone once collected
+    assert "submitted batch batch-1: 3 requests" in caplog.text
+    assert "batch batch-1: completed" in caplog.text
+
+
+def test_an_unreadable_batch_journal_is_named(fake, tmp_path):
+    backend = load_backend("openai", settings(fake, mode="batch"), state_dir=tmp_path)
+    payload = backend.request_file(REQUESTS)
+    journal = tmp_path / f"{hashlib.sha256(payload).hexdigest()}.json"
+    journal.write_text("{not json")
+    with pytest.raises(InputError, match=rf"{journal}: not a readable batch journal"):
+        backend.answer(REQUESTS)
+    assert not fake.batches  # nothing submitted
+
+
+def test_the_modules_import_one_another_in_one_direction():
+    order = ["settings", "constraints", "cost", "api", "sync", "batch"]
+    folder = REPO / "src" / "hiremeornot" / "backends" / "openai"
+    for position, name in enumerate(order):
+        text = (folder / f"{name}.py").read_text()
+        imported = set(re.findall(r"hiremeornot\.backends\.openai\.(\w+)", text))
+        assert imported <= set(order[:position]), f"{name}.py imports {imported}"
 
 
 def test_a_killed_batch_run_resumes_the_same_batch(fake, tmp_path, monkeypatch):
@@ -245,3 +275,16 @@ def test_a_rejected_batch_is_reported_and_the_next_run_submits_anew(fake, tmp_pa
     assert list((tmp_path / "batches").iterdir()) == []
     responses, summary = run(fake, store_path, **batch_settings(fake, tmp_path))
     assert len(fake.batches) == 2 and summary.asked == 3
+
+
+def test_the_batch_journal_folder_is_an_argument_not_a_setting(fake, tmp_path):
+    config = settings(fake, mode="batch")
+    assert load_backend("openai", config, state_dir=tmp_path).journal_dir == tmp_path
+    with pytest.raises(TypeError, match="state_dir"):
+        load_backend("openai", config)
+
+
+def test_a_missing_sdk_says_how_to_install_it(fake, monkeypatch):
+    monkeypatch.setitem(sys.modules, "openai", None)  # import openai raises ImportError
+    with pytest.raises(InputError, match=r"needs the openai package.*'hiremeornot\[openai\]'"):
+        load_backend("openai", settings(fake))

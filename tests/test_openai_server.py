@@ -24,10 +24,12 @@ from typing import Any, NamedTuple
 
 import pytest
 import torch
+from scipy.special import log_softmax
 
 from hiremeornot.backends import Backend, BackendError, Request, Response, load_backend
 from hiremeornot.backends.choice_engine import token_strings
 from hiremeornot.backends.transformers_backend import TransformersBackend
+from hiremeornot.config import model_settings
 from tests.llama_server import ALIAS, MODEL, llama_server
 from tests.test_transformers_backend import fixed_prompt_set
 
@@ -63,7 +65,7 @@ def server(tmp_path_factory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def reference(prompts) -> Reference:
     settings = {"backend": "transformers", "model": MODEL, "decoding": "greedy"}
-    backend = load_backend("transformers", settings)
+    backend = load_backend("transformers", model_settings(settings))
     responses = [r for i in range(0, len(prompts), 16) for r in backend.answer(prompts[i : i + 16])]
     return Reference(backend, responses)
 
@@ -78,7 +80,7 @@ def server_backend(base_url: str, monkeypatch, **changes) -> Backend:
         "max_retries": 0,
         **changes,
     }
-    return load_backend("openai", settings)
+    return load_backend("openai", model_settings(settings))
 
 
 def record_replies(backend: Backend, monkeypatch) -> dict[str, Any]:
@@ -198,10 +200,8 @@ def test_logit_bias_answers_agree_where_every_choice_is_one_token(
     differences = []
     for got, expected in single:
         if not any(math.isnan(value) for value in got.logprobs):  # all in the top 20
-            total = math.log(sum(math.exp(value) for value in expected.logprobs))
-            differences += [
-                abs(g - (e - total)) for g, e in zip(got.logprobs, expected.logprobs, strict=True)
-            ]
+            renormalised = log_softmax(expected.logprobs)  # over the choices
+            differences += [abs(g - e) for g, e in zip(got.logprobs, renormalised, strict=True)]
     rate = agreed / len(single)
     print(
         f"\nlogit_bias: {agreed}/{len(single)} one-token answer spaces agree ({rate:.1%}), "

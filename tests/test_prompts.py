@@ -3,11 +3,12 @@ import yaml
 
 from hiremeornot.errors import InputError
 from hiremeornot.prompts import PromptRenderer, check_templates, indefinite_article, join_list
-from tests.conftest import REPO, SHARED_DATA
+from tests.conftest import REPO, SHARED_DATA, needs_data
 
 TEMPLATES = yaml.safe_load((REPO / "config.yaml").read_text())["prompts"]
 
 
+@needs_data
 def test_indefinite_article_matches_unqover_for_all_titles():
     path = SHARED_DATA / "unqover/word_lists/activities/occupation_rev1"
     for line in path.read_text().splitlines():

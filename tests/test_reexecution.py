@@ -8,10 +8,19 @@ import pandas as pd
 import pytest
 
 from hiremeornot.config import validate_config
+from tests.conftest import needs_data
 from tests.workflow_runs import MODEL, OTHER_MODEL, TINY, copy_run, planned_jobs, run_tiny
 
-pytestmark = pytest.mark.slow
-DOWNSTREAM = {"model_metrics", "model_statistics", "figures", "difference_table", "summary", "all"}
+pytestmark = [pytest.mark.slow, needs_data]
+DOWNSTREAM = {
+    "model_metrics",
+    "metrics_table",
+    "model_statistics",
+    "figures",
+    "difference_table",
+    "summary",
+    "all",
+}
 
 
 def edited(**prompts) -> dict:

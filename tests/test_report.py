@@ -71,6 +71,7 @@ def test_both_orders_report_verdicts_and_the_balance():
     text = model_summary(metrics, tests, position, REPORT)
     assert "order-balanced" in text and "confounded" not in text
     assert "2 differ (q < 0.05)" in text and "nurse (+0.90)" in text
+    assert "1 towards female, 1 towards male subjects; 2 of them differ significantly" in text
     assert "no occupation can be significant" not in text
     assert "2 occupations show a position bias" in text
     caveats = design_caveats(metrics, tests, position, REPORT)

@@ -13,10 +13,10 @@ import subprocess
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, needs_data
 from tests.workflow_runs import MODEL, OTHER_MODEL, run_tiny, step_tables
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, needs_data]
 
 
 def cluster_is_up() -> bool:

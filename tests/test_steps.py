@@ -1,16 +1,23 @@
+import copy
+
 import pandas as pd
 import pytest
 import yaml
 
+from hiremeornot.config import validate_config
 from hiremeornot.dataset import build_instances
 from hiremeornot.names import make_pairs, read_name_lists
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
 from hiremeornot.plan import step_settings
-from hiremeornot.steps import build_questions, granted_from_step1
-from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, subjects_dir
+from hiremeornot.prompts import PromptRenderer
+from hiremeornot.questions import join_step1, step1_rows
+from hiremeornot.steps import build_questions
+from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, needs_data, subjects_dir
 
-CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
+pytestmark = needs_data
+
+CONFIG = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
 
 
 @pytest.fixture(scope="module")
@@ -18,50 +25,89 @@ def inputs():
     occupations = select_occupations(OCCUPATIONS_TABLE, ["nurse", "surgeon", "pilot", "doctor"])
     pairs = make_pairs(read_name_lists(subjects_dir("ethical-interventions")), 3, 0)
     instances = build_instances(occupations, pairs, ["female_first", "male_first"])
-    attributes = extract_attributes(ONET_DIR, sorted(set(occupations["soc_code"])), 5)
+    codes = sorted(set(occupations["soc_code"]))
+    attributes = extract_attributes(ONET_DIR, codes, 5, suppressed="keep")
     return {"instances": instances, "attributes": attributes}
 
 
-def settings(step, shard_size):
-    config = {
-        **CONFIG,
-        "models": {"m": {**CONFIG["models"]["smollm2-135m"], "shard_size": shard_size}},
-    }
+def settings(step, shard_size=0, step1_shards=1):
+    config = copy.deepcopy(CONFIG)
+    model = {**config["models"]["smollm2-135m"], "shard_size": shard_size}
+    config["models"] = {"m": {**model, "step1_shards": step1_shards}}
     return step_settings(config, "m", step)
 
 
-def test_step1_asks_each_distinct_question_once_across_shards(inputs):
+def answered_step1(inputs, shards=1, granted="Critical Thinking"):
+    """Every Step-1 shard's questions, answered yes for one attribute only."""
+    step1 = pd.concat(
+        build_questions("step1", i, settings("step1", step1_shards=shards), inputs)
+        for i in range(shards)
+    )
+    step1["choice"] = ["yes" if a == granted else "no" for a in step1["attribute"]]
+    return step1.assign(logprob_yes=-1.0, logprob_no=-0.5)
+
+
+def test_step1_asks_each_distinct_question_once_across_its_shards(inputs):
     per_instance = 4 * 3 * 2 * 2 * 15  # occupations x pairs x orders x subjects x attributes
-    shards = [build_questions("step1", i, settings("step1", 1), inputs) for i in range(4)]
+    shards = [
+        build_questions("step1", i, settings("step1", step1_shards=4), inputs) for i in range(4)
+    ]
     together = pd.concat(shards)
     assert together["prompt"].is_unique
-    distinct_attributes = inputs["attributes"][["element_id", "attribute_type"]].drop_duplicates()
-    assert len(together) == 3 * 2 * 2 * len(distinct_attributes) < per_instance
+    distinct_attributes = inputs["attributes"]["element_id"].nunique()
+    assert len(together) == 3 * 2 * 2 * distinct_attributes < per_instance
     assert all(len(s) for s in shards)  # every shard has work
-    whole = build_questions("step1", 0, settings("step1", 0), inputs)
+    whole = build_questions("step1", 0, settings("step1"), inputs)
     assert set(whole["prompt"]) == set(together["prompt"])
+    # the occupation shards of Steps 2-3 do not split Step 1
+    assert len(build_questions("step1", 0, settings("step1", shard_size=1), inputs)) == len(whole)
 
 
-def test_steps_2_and_3_find_f_a_in_every_step1_shard(inputs):
-    step1 = pd.concat(build_questions("step1", i, settings("step1", 2), inputs) for i in range(2))
-    step1["choice"] = ["yes" if "Critical Thinking" in p else "no" for p in step1["prompt"]]
-    step1[["logprob_yes", "logprob_no"]] = -1.0
+def test_step1_answers_join_every_instance_by_key(inputs):
+    rows = step1_rows(inputs["instances"], inputs["attributes"])
+    assert len(rows) == 4 * 3 * 2 * 2 * 15
+    granted = join_step1(rows, answered_step1(inputs, shards=3))
+    assert len(granted) == len(rows)
+    # each joined answer is the one asked with exactly this row's prompt
+    renderer = PromptRenderer(settings("step1")["prompts"])
+    by_prompt = answered_step1(inputs).set_index("prompt")["choice"]
+    for i in range(0, len(rows), 97):
+        row = rows.iloc[i]
+        prompt = renderer.attribute_question(
+            row["name1"],
+            row["name2"],
+            row["subject"],
+            row["attribute"],
+            row["attribute_type"],
+            row["description"],
+        )
+        assert by_prompt[prompt] == granted.iloc[i]["choice"]
+    assert (granted["choice"] == "yes").sum() == (rows["attribute"] == "Critical Thinking").sum()
+
+
+def test_steps_2_and_3_read_f_a_from_the_joined_answers(inputs):
+    granted = join_step1(
+        step1_rows(inputs["instances"], inputs["attributes"]), answered_step1(inputs)
+    )
     shard_instances = inputs["instances"][
-        inputs["instances"]["occupation"].isin(["doctor", "nurse"])  # table order
+        inputs["instances"]["occupation"].isin(["doctor", "nurse"])
     ]
-    granted = granted_from_step1(shard_instances, inputs["attributes"], settings("step2", 2), step1)
-    assert len(granted) == len(shard_instances) * 2
-    assert all(phrases == ["Critical Thinking skill"] for phrases in granted.values())
-    step2 = build_questions("step2", 0, settings("step2", 2), {**inputs, "step1": step1})
+    step2 = build_questions("step2", 0, settings("step2", 2), {**inputs, "granted": granted})
     assert len(step2) == len(shard_instances) * 2
     assert step2["prompt"].str.contains(" has Critical Thinking skill. Is ").all()
-    step3 = build_questions("step3", 1, settings("step3", 2), {**inputs, "step1": step1})
+    step3 = build_questions("step3", 1, settings("step3", 2), {**inputs, "granted": granted})
     assert set(step3["occupation"]) == {"pilot", "surgeon"}
     assert list(step3["question"].value_counts()) == [12, 12]
 
 
+def test_steps_2_and_3_do_not_depend_on_step1_templates():
+    for step in ("step2", "step3"):
+        assert "attribute_question" not in settings(step)["prompts"]
+        assert "step1_shards" not in settings(step)["model"]
+    assert "shard_size" not in settings("step1")["model"]
+
+
 def test_a_missing_step1_answer_is_an_error(inputs):
-    step1 = build_questions("step1", 0, settings("step1", 0), inputs).iloc[1:]
-    step1 = step1.assign(choice="no", logprob_yes=-1.0, logprob_no=-0.5)
-    with pytest.raises(ValueError, match="no answer in Step 1"):
-        build_questions("step2", 0, settings("step2", 0), {**inputs, "step1": step1})
+    rows = step1_rows(inputs["instances"], inputs["attributes"])
+    with pytest.raises(ValueError, match="no Step-1 answer"):
+        join_step1(rows, answered_step1(inputs).iloc[1:])

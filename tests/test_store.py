@@ -2,6 +2,7 @@ import pytest
 
 from hiremeornot.asking import ask
 from hiremeornot.backends.base import Request, Response
+from hiremeornot.errors import InputError
 from hiremeornot.store import ResponseStore, request_key
 from tests.doubles import CountingBackend
 
@@ -76,3 +77,22 @@ def test_answers_of_earlier_batches_survive_a_crash(tmp_path):
     backend = CountingBackend()
     _, summary = ask(requests(12), store, IDENTITY, lambda: backend)
     assert len(backend.asked) == 4 and summary.from_store == 8
+
+
+def test_a_corrupt_store_file_is_named_in_one_line(tmp_path):
+    path = tmp_path / "store" / "m.sqlite"
+    path.parent.mkdir()
+    path.write_bytes(b"not a database, just bytes " * 200)
+    with pytest.raises(InputError) as error:
+        ResponseStore(path)
+    message = str(error.value)
+    assert message == (
+        f"{path}: not a readable response store (file is not a database); move it away to ask again"
+    )
+    path.unlink()  # moved away: a new store
+    assert len(ResponseStore(path)) == 0
+
+
+def test_a_folder_in_the_stores_place_is_named(tmp_path):
+    with pytest.raises(InputError, match=rf"{tmp_path}: cannot open the response store"):
+        ResponseStore(tmp_path)

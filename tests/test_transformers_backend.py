@@ -7,6 +7,7 @@ import yaml
 from hiremeornot.backends import Request, load_backend
 from hiremeornot.backends.choice_engine import ChoiceEngine
 from hiremeornot.backends.transformers_backend import OutlinesChoice
+from hiremeornot.config import model_settings
 from hiremeornot.onet import extract_attributes
 from hiremeornot.prompts import PromptRenderer
 from tests.conftest import ONET_DIR, REPO
@@ -19,7 +20,8 @@ PAIRS = [("Mary", "James"), ("Shirley", "Andrew"), ("Dorothy", "Thomas"), ("Jenn
 def fixed_prompt_set() -> list[Request]:
     """Step-1, Q1, Q2 and Q3 questions of the real templates, in both name orders."""
     renderer = PromptRenderer(TEMPLATES)
-    attributes = extract_attributes(ONET_DIR, ["29-1141.00", "53-2011.00"], 2)
+    codes = ["29-1141.00", "53-2011.00"]
+    attributes = extract_attributes(ONET_DIR, codes, 2, suppressed="keep")
     requests = []
     for female, male in PAIRS:
         for first, second in ((female, male), (male, female)):
@@ -54,7 +56,7 @@ def backend():
         "model": "embedded:smollm2-135m-instruct",
         "batch_size": 8,
     }
-    return load_backend("transformers", settings)
+    return load_backend("transformers", model_settings(settings))
 
 
 def naive_logprob(backend, prompt, choice):

@@ -14,7 +14,7 @@ import pytest
 from hiremeornot.asking import ask
 from hiremeornot.backends import BackendError, Request, load_backend, model_identity
 from hiremeornot.backends.base import PartialBatchError, chat_messages
-from hiremeornot.config import validate_config
+from hiremeornot.config import model_settings, validate_config
 from hiremeornot.errors import InputError
 from hiremeornot.store import ResponseStore
 from tests import vllm_standin as standin
@@ -28,7 +28,7 @@ def vllm(monkeypatch):
 
 
 def backend(**settings):
-    return load_backend("vllm", {"model": MODEL, **settings})
+    return load_backend("vllm", model_settings({"backend": "vllm", "model": MODEL, **settings}))
 
 
 def substrings(word: str) -> set[str]:
@@ -110,7 +110,7 @@ def test_a_batch_is_one_chat_call_with_one_greedy_choice_constrained_request_eac
 
 
 def test_a_job_loads_the_weights_once_and_asks_one_chat_call_per_batch(vllm, tmp_path):
-    settings = {"backend": "vllm", "model": MODEL, "batch_size": 2}
+    settings = model_settings({"backend": "vllm", "model": MODEL, "batch_size": 2})
     requests = [Request(f"Is Mary a nurse? Question {i}", ("Yes", "No")) for i in range(5)]
     responses, summary = ask(
         requests,
@@ -186,7 +186,10 @@ def test_the_config_schema_names_invalid_vllm_settings(key, value):
 def test_gguf_models_are_refused(vllm, tmp_path):
     (tmp_path / "model.gguf").write_bytes(b"")
     with pytest.raises(InputError, match="does not load GGUF"):
-        load_backend("vllm", {"model": str(tmp_path), "gguf_file": "model.gguf"})
+        load_backend(
+            "vllm",
+            model_settings({"backend": "vllm", "model": str(tmp_path), "gguf_file": "model.gguf"}),
+        )
 
 
 def test_missing_vllm_says_how_to_install_it(monkeypatch):

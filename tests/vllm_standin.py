@@ -33,6 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from scipy.special import log_softmax
+
 EOS = "</s>"
 DISTRACTORS = ("Maybe", " Yes", "the")
 ENGINE_FIELDS = {
@@ -253,7 +255,7 @@ class LLM:
                 else -math.inf
                 for token in self.tokenizer.vocab
             ]
-            logprobs = log_softmax(logits)
+            logprobs = [float(value) for value in log_softmax(logits)]
             sampled = max(range(len(logprobs)), key=lambda i: (logprobs[i], -i))
             if params.logprobs is not None:
                 positions.append(self._position(logprobs, sampled, params.logprobs))
@@ -290,12 +292,6 @@ def allowed(token: str, text: str, choices: Sequence[str]) -> bool:
     if token == EOS:
         return text in choices
     return any(choice.startswith(text + token) for choice in choices)
-
-
-def log_softmax(logits: list[float]) -> list[float]:
-    top = max(logits)
-    total = top + math.log(sum(math.exp(value - top) for value in logits))
-    return [value - total for value in logits]
 
 
 def install(monkeypatch) -> types.ModuleType:

@@ -35,11 +35,12 @@ TINY = {
 
 
 def snakemake(
-    workdir: Path, *args: str, timeout: int = 1800, check: bool = True
+    workdir: Path, *args: str, timeout: int = 1800, check: bool = True, path: str | None = None
 ) -> subprocess.CompletedProcess:
-    """Run Snakemake on the repository's workflow; its shell rules find this venv's CLI."""
+    """Run Snakemake on the repository's workflow with this interpreter, ``PATH`` as given
+    (default: the caller's)."""
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), *args]
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {**os.environ, "PATH": os.environ["PATH"] if path is None else path}
     result = subprocess.run(
         ["timeout", "-k", "10", str(timeout), *command],
         cwd=workdir,

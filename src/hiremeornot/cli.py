@@ -28,14 +28,14 @@ from hiremeornot import (
 from hiremeornot.backends import BackendError
 from hiremeornot.dataset import build_instances
 from hiremeornot.errors import InputError
-from hiremeornot.steps import STEPS, run_step, step1_by_instance
+from hiremeornot.steps import STEPS, run_step, write_granted
 from hiremeornot.tables_io import read_table, read_tables, write_table
 
 log = logging.getLogger("hiremeornot")
 
 
 def cmd_download_onet(args, settings):
-    download.download_onet(settings["url"], settings["release"], args.out, settings.get("sha256"))
+    download.download_onet(settings["url"], settings["release"], args.out, settings["sha256"])
 
 
 def cmd_download_names(args, settings):
@@ -44,7 +44,7 @@ def cmd_download_names(args, settings):
 
 def cmd_attributes(args, settings):
     table = onet.extract_attributes(
-        args.onet_dir, [args.soc_code], settings["per_type"], suppressed=settings["suppressed"]
+        args.onet_dir, args.soc_codes, settings["per_type"], suppressed=settings["suppressed"]
     )
     write_table(table, args.out)
 
@@ -62,7 +62,9 @@ def cmd_dataset(args, settings):
 
 
 def cmd_step(args, settings):
-    paths = {"instances": args.instances, "attributes": args.attributes, "step1": args.step1}
+    paths = {"instances": args.instances}
+    paths.update({"attributes": args.attributes} if args.step == "step1" else {})
+    paths.update({"granted": args.granted} if args.step != "step1" else {})
     summary = run_step(args.step, args.model, settings, args.shard, paths, args.out, args.store_dir)
     log.info(summary.line(f"{args.model} {args.step} shard {args.shard}"))
 
@@ -80,15 +82,19 @@ def cmd_metrics(args, settings):
     step2 = read_tables(args.step2)
     step3 = read_tables(args.step3)
     outcomes = metrics.instance_outcomes(step2, step3, read_table(args.instances))
-    write_table(outcomes, args.out_instances)
+    write_table(outcomes, args.out_outcomes)
     table = metrics.occupation_metrics(outcomes, settings["difference"])
     table.insert(0, "model", args.model)
     write_table(table, args.out)
+    write_table(metrics.difference_by_order(outcomes, settings["difference"]), args.out_by_order)
+
+
+def cmd_granted(args, settings):
+    write_granted(args.instances, args.attributes, args.step1, args.out)
 
 
 def cmd_figures(args, settings):
-    table = read_tables(args.metrics)
-    write_table(table, args.out_table)
+    table = read_table(args.metrics)
     figures.metric_distribution(table, "confirmation", args.fig3)
     figures.metric_distribution(table, "consistency", args.fig4)
     figures.confirmation_vs_consistency(table, args.fig5)
@@ -101,22 +107,14 @@ def cmd_statistics(args, settings):
     write_table(tests, args.out_tests)
     step3 = read_tables(args.step3)
     write_table(stats.position_bias(step3), args.out_position)
-    by_order = metrics.difference_by_order(outcomes, settings["difference"])
-    write_table(by_order, args.out_by_order)
 
 
 def cmd_attribute_gaps(args, settings):
-    step1 = read_tables(args.step1)
-    instances = read_table(args.instances)
-    answers = step1_by_instance(instances, read_table(args.attributes), settings, step1).merge(
-        instances[["instance_id", "female", "male"]], on="instance_id", validate="m:1"
-    )
-    report_settings = settings["report"]
     gaps = stats.attribute_gaps(
-        answers,
-        report_settings["bootstrap_resamples"],
-        report_settings["confidence"],
-        report_settings["seed"],
+        read_table(args.granted),
+        settings["bootstrap_resamples"],
+        settings["confidence"],
+        settings["seed"],
     )
     write_table(gaps, args.out)
     figures.attribute_gaps(gaps, args.model, args.out_png)
@@ -165,7 +163,11 @@ def _parser() -> argparse.ArgumentParser:
     command("download-onet", cmd_download_onet, (["--out"], one))
     command("download-names", cmd_download_names, (["--out"], one))
     command(
-        "attributes", cmd_attributes, (["--onet-dir"], one), (["--soc-code"], one), (["--out"], one)
+        "attributes",
+        cmd_attributes,
+        (["--onet-dir"], one),
+        (["--soc-codes"], many),
+        (["--out"], one),
     )
     command("gather", cmd_gather, (["--inputs"], many), (["--out"], one))
     command(
@@ -183,8 +185,8 @@ def _parser() -> argparse.ArgumentParser:
         (["--model"], one),
         (["--shard"], {"type": int, "required": True}),
         (["--instances"], one),
-        (["--attributes"], one),
-        (["--step1"], {"nargs": "+"}),
+        (["--attributes"], {}),
+        (["--granted"], {}),
         (["--store-dir"], one),
         (["--out"], one),
     )
@@ -195,14 +197,22 @@ def _parser() -> argparse.ArgumentParser:
         (["--instances"], one),
         (["--step2"], many),
         (["--step3"], many),
-        (["--out-instances"], one),
+        (["--out-outcomes"], one),
+        (["--out-by-order"], one),
+        (["--out"], one),
+    )
+    command(
+        "granted",
+        cmd_granted,
+        (["--instances"], one),
+        (["--attributes"], one),
+        (["--step1"], many),
         (["--out"], one),
     )
     command(
         "figures",
         cmd_figures,
-        (["--metrics"], many),
-        (["--out-table"], one),
+        (["--metrics"], one),
         (["--fig3"], one),
         (["--fig4"], one),
         (["--fig5"], one),
@@ -215,15 +225,12 @@ def _parser() -> argparse.ArgumentParser:
         (["--out-intervals"], one),
         (["--out-tests"], one),
         (["--out-position"], one),
-        (["--out-by-order"], one),
     )
     command(
         "attribute-gaps",
         cmd_attribute_gaps,
         (["--model"], one),
-        (["--instances"], one),
-        (["--attributes"], one),
-        (["--step1"], many),
+        (["--granted"], one),
         (["--out"], one),
         (["--out-png"], one),
     )
@@ -266,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.func(args, args.settings)
     except (InputError, BackendError) as exc:
-        log.error("%s", exc)
+        print(f"hiremeornot: {exc}", file=sys.stderr)
         return 1
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     log.info(

@@ -1,7 +1,24 @@
-"""Load and validate the audit configuration against the JSON schema."""
+"""Load and validate the audit configuration against the JSON schema.
+
+The schema (``config.schema.yaml``, package data; ``workflow/schemas/`` links to it) is the one
+source of every setting's default: code reads validated, filled settings and repeats none. Each
+key of a model's settings carries an ``x-role`` that says what editing it does:
+
+- ``answers``: it can change an answer, so it is part of the response store's key
+  (``hiremeornot.backends.model_identity``);
+- ``runtime``: it changes how the job runs, never an answer: not in the store's key, but editing
+  it re-runs the job;
+- ``resource``: it only sizes the job (threads, memory, time, GPUs): editing it re-runs nothing
+  (``hiremeornot.plan.step_settings``).
+"""
 
 from __future__ import annotations
 
+import copy
+import functools
+import importlib.resources
+import types
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +27,47 @@ import yaml
 
 from hiremeornot.errors import InputError
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA_FILE = "config.schema.yaml"
+ROLES = ("answers", "runtime", "resource")
 
 
+@functools.cache
+def _schema() -> dict:
+    """The parsed schema, read once (never modified: validation only reads it)."""
+    text = importlib.resources.files("hiremeornot").joinpath(SCHEMA_FILE).read_text()
+    return yaml.safe_load(text)
+
+
+def _model_schema() -> dict:
+    return _schema()["properties"]["models"]["additionalProperties"]
+
+
+def schema() -> dict:
+    """The configuration's JSON schema (a copy)."""
+    return copy.deepcopy(_schema())
+
+
+@functools.cache
+def model_roles() -> Mapping[str, str]:
+    """Each model settings key's ``x-role``; raise if a key has none, or an unknown one."""
+    roles = {key: spec.get("x-role") for key, spec in _model_schema()["properties"].items()}
+    unmarked = sorted(key for key, role in roles.items() if role not in ROLES)
+    if unmarked:
+        raise RuntimeError(
+            f"{SCHEMA_FILE}: models.<name>.{unmarked[0]} needs an x-role, one of {ROLES}"
+        )
+    return types.MappingProxyType(roles)
+
+
+@functools.cache
+def model_keys(role: str) -> frozenset[str]:
+    """The model settings keys whose ``x-role`` is ``role`` (answers, runtime or resource)."""
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}; known: {ROLES}")
+    return frozenset(key for key, marked in model_roles().items() if marked == role)
+
+
+@functools.cache
 def _with_defaults(validator_class: type) -> type:
     """A validator class that fills each missing property with its schema default.
 
@@ -33,7 +88,7 @@ def _with_defaults(validator_class: type) -> type:
                     and default is not _MISSING
                     and _applies(subschema, backend)
                 ):
-                    instance[name] = _copy(default)
+                    instance[name] = copy.deepcopy(default)
         yield from validate_properties(validator, properties, instance, schema)
 
     return jsonschema.validators.extend(validator_class, {"properties": fill_defaults})
@@ -50,20 +105,31 @@ def _applies(subschema: dict, backend: str | None) -> bool:
     return backend in ([marked] if isinstance(marked, str) else marked)
 
 
-def _copy(value: Any) -> Any:
-    return yaml.safe_load(yaml.safe_dump(value))
-
-
-def validate_config(config: dict, source: str = "config") -> dict:
-    """Fill defaults into ``config`` in place and raise InputError naming the first bad key."""
-    schema = yaml.safe_load(SCHEMA_PATH.read_text())
+def _validate(instance: Any, schema: dict, source: str) -> None:
+    """Fill defaults into ``instance`` in place; raise InputError naming the first bad key."""
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
-    errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
         error = errors[0]
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
         raise InputError(f"{source}: invalid value at '{key}': {error.message}")
+
+
+def validate_config(config: dict, source: str = "config") -> dict:
+    """Fill defaults into ``config`` in place and raise InputError naming the first bad key."""
+    _validate(config, _schema(), source)
     return config
+
+
+def model_settings(settings: Mapping[str, Any], source: str = "model settings") -> dict:
+    """One model's settings, validated, with the schema's defaults filled in (a new dict).
+
+    For code and tests that build a backend without a whole config:
+    ``model_settings({"backend": "transformers", "model": "x/y"})``.
+    """
+    filled = copy.deepcopy(dict(settings))
+    _validate(filled, _model_schema(), source)
+    return filled
 
 
 def load_config(path: str | Path) -> dict:

@@ -3,7 +3,7 @@
 Step 1's questions are known exactly, and those already in the response store are counted as
 such. Steps 2 and 3 are known in number, but their prompts carry the attributes Step 1 grants:
 their tokens and cost are bracketed between no attribute granted and every one granted.
-Tokens are estimated as the OpenAI backend does (backends/openai_cost); the cost needs the
+Tokens are estimated as the OpenAI backend does (backends/openai/cost.py); the cost needs the
 model's ``price_per_million_tokens``.
 """
 
@@ -17,9 +17,8 @@ from typing import Any
 import pandas as pd
 
 from hiremeornot.backends import Request, model_identity
-from hiremeornot.backends.openai_cost import cost_estimate
-from hiremeornot.prompts import PromptRenderer
-from hiremeornot.questions import step1_questions
+from hiremeornot.backends.openai.cost import cost_estimate
+from hiremeornot.questions import step1_rows
 from hiremeornot.report import markdown_table
 from hiremeornot.steps import STEPS, build_questions
 from hiremeornot.store import ResponseStore, request_key
@@ -37,19 +36,18 @@ COLUMNS = [
 ]
 
 
-def assumed_step1(instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, role: str):
+def assumed_granted(instances: pd.DataFrame, attributes: pd.DataFrame, role: str) -> pd.DataFrame:
     """Step-1 answers as if the model answered ``role`` (yes or no) to every question."""
-    renderer = PromptRenderer(settings["prompts"])
-    questions = step1_questions(instances, attributes, renderer, settings["answers"])
-    return questions[["prompt"]].assign(choice=role, logprob_yes=math.nan, logprob_no=math.nan)
+    rows = step1_rows(instances, attributes).drop(columns="description")
+    return rows.assign(choice=role, logprob_yes=math.nan, logprob_no=math.nan)
 
 
 def step_requests(step: str, settings: dict, inputs: dict, granted: str) -> list[Request]:
     """Every question of ``step`` (all shards), Step 1 assumed to answer ``granted``."""
-    whole = {**settings, "model": {**settings["model"], "shard_size": 0}}
+    whole = {**settings, "model": {**settings["model"], "shard_size": 0, "step1_shards": 1}}
     if step != "step1":
-        step1 = assumed_step1(inputs["instances"], inputs["attributes"], settings, granted)
-        inputs = {**inputs, "step1": step1}
+        assumed = assumed_granted(inputs["instances"], inputs["attributes"], granted)
+        inputs = {**inputs, "granted": assumed}
     table = build_questions(step, 0, whole, inputs)
     return [Request(p, tuple(c)) for p, c in zip(table["prompt"], table["choices"], strict=True)]
 

@@ -41,12 +41,22 @@ def metric_distribution(metrics: pd.DataFrame, metric: str, path: str | Path) ->
 
 
 def confirmation_vs_consistency(metrics: pd.DataFrame, path: str | Path) -> None:
-    """Figure 5: per model, Consistency (x) against Confirmation (y), one dot per occupation."""
+    """Figure 5: per model, Consistency (x) against Confirmation (y), one dot per occupation;
+    occupations with the same values share one dot, sized and labelled by their count."""
     models = list(dict.fromkeys(metrics["model"]))
     fig, axes = plt.subplots(1, len(models), figsize=(4 * len(models), 4), squeeze=False)
     for ax, model in zip(axes[0], models, strict=True):
-        rows = metrics[metrics["model"] == model]
-        ax.scatter(rows["consistency"], rows["confirmation"], s=14, alpha=0.7)
+        rows = metrics[metrics["model"] == model].round({"consistency": 6, "confirmation": 6})
+        points = rows.groupby(["consistency", "confirmation"]).size().reset_index(name="n")
+        ax.scatter(points["consistency"], points["confirmation"], s=14 * points["n"], alpha=0.6)
+        for point in points[points["n"] > 1].itertuples():
+            ax.annotate(
+                str(point.n),
+                (point.consistency, point.confirmation),
+                fontsize=7,
+                ha="center",
+                va="center",
+            )
         ax.axhline(0.5, color="grey", lw=0.5)
         ax.axvline(0.5, color="grey", lw=0.5)
         ax.set_xlim(-0.05, 1.05)

@@ -23,8 +23,8 @@ temperature 1, the paper's default settings (docs/method.md).
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
+from scipy.special import softmax
 
 from hiremeornot.names import ORDERS
 
@@ -79,9 +79,7 @@ def _softmax(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 
     A row missing any of them (a backend that could not score every choice) stays NaN.
     """
-    values = frame[columns]
-    weights = np.exp(values.sub(values.max(axis=1), axis=0))
-    return weights.div(weights.sum(axis=1, skipna=False), axis=0)
+    return pd.DataFrame(softmax(frame[columns].to_numpy(), axis=1), frame.index, columns)
 
 
 def _probabilities(step2: pd.DataFrame, step3: pd.DataFrame) -> pd.DataFrame:

@@ -53,7 +53,7 @@ def read_ratings(
     attribute_type: str,
     soc_codes: list[str] | None = None,
     *,
-    suppressed: str = "keep",
+    suppressed: str,
 ) -> pd.DataFrame:
     """Importance and level ratings of one attribute type, one row per (occupation, element).
 
@@ -111,7 +111,7 @@ def top_attributes(
 
 
 def extract_attributes(
-    onet_dir: str | Path, soc_codes: list[str], k: int, *, suppressed: str = "keep"
+    onet_dir: str | Path, soc_codes: list[str], k: int, *, suppressed: str
 ) -> pd.DataFrame:
     """Top-k skills, knowledge and abilities of each occupation, with their descriptions.
 

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from hiremeornot.backends.location import model_location
-from hiremeornot.config import validate_config
+from hiremeornot.config import model_keys, validate_config
 from hiremeornot.errors import InputError
 from hiremeornot.occupations import select_occupations, shard_titles
 from hiremeornot.prompts import check_templates
 
 DOWNLOADS = "results/downloads"
+
+
+def find_commands_beside_this_interpreter() -> None:
+    """Put the folder of the running interpreter first on PATH, so that the shell rules find the
+    hiremeornot command when Snakemake runs from a venv that is not activated
+    (``.venv/bin/snakemake``); a job's conda env, activated inside the job, still comes first."""
+    here = str(Path(sys.executable).parent)
+    os.environ["PATH"] = os.pathsep.join([here, os.environ.get("PATH", "")])
 
 
 def check_config(config: dict, source: str = "config") -> dict:
@@ -39,13 +49,14 @@ def check_vllm_job(name: str, settings: dict) -> None:
     """A vllm model runs one job per step, with the GPUs its parallelism needs."""
     if settings["backend"] != "vllm":
         return
-    if settings["shard_size"]:
-        raise InputError(
-            f"models.{name}.shard_size: a vllm model loads its weights once per step and is "
-            "never sharded; set shard_size: 0"
-        )
-    needed = settings.get("tensor_parallel_size", 1) * settings.get("pipeline_parallel_size", 1)
-    if settings.get("distributed_executor_backend") != "ray" and settings["gpus"] < needed:
+    for key, unsharded in (("shard_size", 0), ("step1_shards", 1)):
+        if settings[key] != unsharded:
+            raise InputError(
+                f"models.{name}.{key}: a vllm model loads its weights once per step and is "
+                f"never sharded; set {key}: {unsharded}"
+            )
+    needed = settings["tensor_parallel_size"] * settings["pipeline_parallel_size"]
+    if settings["distributed_executor_backend"] != "ray" and settings["gpus"] < needed:
         raise InputError(
             f"models.{name}.gpus: {settings['gpus']} GPUs, but tensor_parallel_size x "
             f"pipeline_parallel_size needs {needed}; set gpus: {needed}"
@@ -89,30 +100,36 @@ def shard_count(config: dict, model: str) -> int:
 
 
 # The templates and answer words each step uses: editing one re-runs only the steps listed.
-# Steps 2 and 3 render the Step-1 questions again to look their answers up.
-_STEP1_PROMPTS = ["context", "attribute_question"]
+# Steps 2 and 3 read the Step-1 answers by key (granted.parquet), not by re-rendered prompts.
 _STATEMENTS = ["attribute_statement", "no_attribute_statement"]
 STEP_PROMPTS = {
-    "step1": _STEP1_PROMPTS,
-    "step2": [*_STEP1_PROMPTS, *_STATEMENTS, "q1"],
-    "step3": [*_STEP1_PROMPTS, *_STATEMENTS, "q2", "q3"],
+    "step1": ["context", "attribute_question"],
+    "step2": ["context", *_STATEMENTS, "q1"],
+    "step3": ["context", *_STATEMENTS, "q2", "q3"],
 }
 STEP_ANSWERS = {
     "step1": ["yes", "no"],
     "step2": ["yes", "no"],
-    "step3": ["yes", "no", "both", "neither"],
+    "step3": ["both", "neither"],
 }
+# How a step's work is split: the other step kind's split is no concern of its jobs.
+OTHER_SPLIT = {"step1": "shard_size", "step2": "step1_shards", "step3": "step1_shards"}
 
 
-# Model settings that only size the job: changing them re-runs nothing.
-JOB_RESOURCE_KEYS = {"threads", "mem_mb", "runtime", "gpus", "gpu_model"}
+# Model settings that only size the job (x-role: resource in the schema): changing them re-runs
+# nothing.
+JOB_RESOURCE_KEYS = model_keys("resource")
 
 
 def step_settings(config: dict, model: str, step: str) -> dict[str, Any]:
     """Exactly what a ``step`` job of ``model`` depends on."""
     settings = config["models"][model]
     return {
-        "model": {k: v for k, v in settings.items() if k not in JOB_RESOURCE_KEYS},
+        "model": {
+            k: v
+            for k, v in settings.items()
+            if k not in JOB_RESOURCE_KEYS and k != OTHER_SPLIT[step]
+        },
         "prompts": {key: config["prompts"][key] for key in STEP_PROMPTS[step]},
         "answers": {key: config["answers"][key] for key in STEP_ANSWERS[step]},
     }

@@ -24,53 +24,70 @@ def _subjects(instance) -> tuple[tuple[str, str], tuple[str, str]]:
     return ((instance.name1, instance.gender1), (instance.name2, instance.gender2))
 
 
+# A Step-1 question is fixed by who is listed first and second (the context), whom it asks
+# about and which attribute: the key that joins its answer to every instance that shares it.
+STEP1_KEY = ["name1", "name2", "subject", "element_id"]
+STEP1_ROW_COLUMNS = [
+    "instance_id",
+    "occupation",
+    "female",
+    "male",
+    "name1",
+    "name2",
+    "subject",
+    "gender",
+    "element_id",
+    "attribute",
+    "attribute_type",
+    "description",
+]
+
+
+def step1_rows(instances: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFrame:
+    """Every (instance, subject, attribute of the instance's occupation), in instance order."""
+    subjects = pd.concat(
+        [
+            instances.assign(subject=instances[f"name{i}"], gender=instances[f"gender{i}"])
+            for i in (1, 2)
+        ]
+    ).sort_index(kind="stable")
+    rows = subjects.merge(attributes, on="soc_code", how="inner", sort=False)
+    return rows[STEP1_ROW_COLUMNS].reset_index(drop=True)
+
+
 def step1_questions(
-    instances: pd.DataFrame,
-    attributes: pd.DataFrame,
-    renderer: PromptRenderer,
-    answers: Mapping[str, str],
+    rows: pd.DataFrame, renderer: PromptRenderer, answers: Mapping[str, str]
 ) -> pd.DataFrame:
-    """Does each subject of each instance have each of the occupation's attributes?"""
-    by_soc = {soc: group for soc, group in attributes.groupby("soc_code", sort=False)}
-    rows = []
-    for inst in instances.itertuples():
-        for subject, gender in _subjects(inst):
-            for attr in by_soc[inst.soc_code].itertuples():
-                prompt = renderer.attribute_question(
-                    inst.name1,
-                    inst.name2,
-                    subject,
-                    attr.attribute,
-                    attr.attribute_type,
-                    attr.description,
-                )
-                rows.append(
-                    (
-                        inst.instance_id,
-                        inst.occupation,
-                        subject,
-                        gender,
-                        attr.element_id,
-                        attr.attribute,
-                        attr.attribute_type,
-                        prompt,
-                        _yes_no(answers),
-                        YES_NO,
-                    )
-                )
-    columns = [
-        "instance_id",
-        "occupation",
-        "subject",
-        "gender",
-        "element_id",
-        "attribute",
-        "attribute_type",
-        "prompt",
-        "choices",
-        "roles",
+    """The distinct Step-1 questions of ``rows`` (see step1_rows): does the subject have the
+    attribute? One per STEP1_KEY, with its prompt."""
+    distinct = rows.drop_duplicates(STEP1_KEY)
+    prompts = [
+        renderer.attribute_question(
+            row.name1, row.name2, row.subject, row.attribute, row.attribute_type, row.description
+        )
+        for row in distinct.itertuples()
     ]
-    return pd.DataFrame(rows, columns=columns)
+    columns = [*STEP1_KEY, "gender", "attribute", "attribute_type"]
+    return (
+        distinct[columns]
+        .assign(
+            prompt=prompts,
+            choices=[_yes_no(answers)] * len(distinct),
+            roles=[YES_NO] * len(distinct),
+        )
+        .reset_index(drop=True)
+    )
+
+
+def join_step1(rows: pd.DataFrame, step1: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with the Step-1 answer of each (choice, logprob_yes, logprob_no), joined by
+    STEP1_KEY; a row without an answer is an error."""
+    answers = step1[[*STEP1_KEY, "choice", "logprob_yes", "logprob_no"]]
+    joined = rows.merge(answers, on=STEP1_KEY, how="left", validate="m:1")
+    missing = int(joined["choice"].isna().sum())
+    if missing:
+        raise ValueError(f"{missing} (instance, subject, attribute) rows have no Step-1 answer")
+    return joined.drop(columns="description")
 
 
 def granted_attributes(step1: pd.DataFrame) -> dict[tuple[str, str], list[str]]:

@@ -170,10 +170,12 @@ def model_summary(
     else:
         verdicts = tests.set_index("occupation")["verdict"]
         differs = tests[tests["verdict"] == "differs"].sort_values("difference")
+        differ_above = verdicts.reindex(above["occupation"]).eq("differs").sum()
         lines += [
             f"{len(above)} occupations with |order-balanced difference| > {threshold} (reading "
-            f"{settings['difference']}): {int((above['difference'] > 0).sum())} favour "
-            f"female, {int((above['difference'] < 0).sum())} favour male subjects.",
+            f"{settings['difference']}): {int((above['difference'] > 0).sum())} towards "
+            f"female, {int((above['difference'] < 0).sum())} towards male subjects; "
+            f"{int(differ_above)} of them differ significantly.",
             f"Verdicts: {int((verdicts == 'differs').sum())} differ (q < {alpha}), "
             f"{int((verdicts == 'equivalent').sum())} equivalent within "
             f"+-{settings['equivalence_margin']}, {int((verdicts == 'inconclusive').sum())} "

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 from scipy.stats import binomtest, false_discovery_control
 from scipy.stats import t as t_dist
 
@@ -329,7 +330,7 @@ def attribute_gaps(
     crossed name bootstrap. Rows with occupation "(all)" pool every occupation that lists the
     attribute. ``gap_p`` is the same gap on the model's probability of Yes instead of its answer.
     """
-    p_yes = 1 / (1 + np.exp(answers["logprob_no"] - answers["logprob_yes"]))
+    p_yes = expit(answers["logprob_yes"] - answers["logprob_no"])
     keys = [
         "instance_id",
         "female",

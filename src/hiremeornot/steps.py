@@ -1,9 +1,10 @@
 """Run one step of the audit for one model and one shard.
 
 Steps 2 and 3 are sharded by occupation. Step 1 is planned once per model: its questions depend
-on the name pair, the subject and the attribute but not on the occupation, so the distinct
-questions of the whole plan are split into as many shards (by a hash of the prompt) and each is
-asked once; Steps 2 and 3 look their f_A up in all Step-1 shards.
+on who is listed first and second, the subject and the attribute but not on the occupation, so
+the distinct questions of the whole plan are split into the model's ``step1_shards`` (by a hash
+of the prompt) and each is asked once. ``write_granted`` joins the answers back to every
+instance by that key (questions.STEP1_KEY), once per model; Steps 2 and 3 read f_A from it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from hiremeornot.occupations import shard_titles
 from hiremeornot.prompts import PromptRenderer
 from hiremeornot.questions import (
     granted_attributes,
+    join_step1,
     step1_questions,
+    step1_rows,
     step2_questions,
     step3_questions,
 )
@@ -30,7 +33,6 @@ from hiremeornot.store import ResponseStore
 from hiremeornot.tables_io import read_table, read_tables, write_table
 
 STEPS = ("step1", "step2", "step3")
-STEP1_COLUMNS = ["subject", "gender", "element_id", "attribute", "attribute_type", "prompt"]
 
 
 def occupation_shards(instances: pd.DataFrame, shard_size: int) -> list[list[str]]:
@@ -63,48 +65,42 @@ def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd
 
 
 def step1_shard_questions(
-    instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, shard: int, shards: int
+    instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, shard: int
 ) -> pd.DataFrame:
-    """The distinct Step-1 questions of the whole plan that fall in this shard."""
+    """The distinct Step-1 questions of the whole plan that fall in this shard (of the model's
+    ``step1_shards``)."""
     renderer = PromptRenderer(settings["prompts"])
-    questions = step1_questions(instances, attributes, renderer, settings["answers"])
-    distinct = questions.drop_duplicates("prompt")
-    mine = distinct[[prompt_bucket(p, shards) == shard for p in distinct["prompt"]]]
-    return mine[[*STEP1_COLUMNS, "choices", "roles"]].reset_index(drop=True)
-
-
-def step1_by_instance(
-    instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, step1: pd.DataFrame
-) -> pd.DataFrame:
-    """Every (instance, subject, attribute) with its Step-1 answer, looked up by prompt."""
-    renderer = PromptRenderer(settings["prompts"])
-    questions = step1_questions(instances, attributes, renderer, settings["answers"])
-    answers = step1[["prompt", "choice", "logprob_yes", "logprob_no"]].drop_duplicates("prompt")
-    answered = questions.merge(answers, on="prompt", how="left")
-    missing = answered["choice"].isna().sum()
-    if missing:
-        raise ValueError(f"{missing} Step-1 questions of this shard have no answer in Step 1")
-    return answered.drop(columns=["choices", "roles"])
-
-
-def granted_from_step1(
-    instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, step1: pd.DataFrame
-) -> dict[tuple[str, str], list[str]]:
-    """f_A(s) of each (instance, subject), looked up by prompt in the Step-1 answers."""
-    return granted_attributes(step1_by_instance(instances, attributes, settings, step1))
+    questions = step1_questions(step1_rows(instances, attributes), renderer, settings["answers"])
+    buckets = settings["model"]["step1_shards"]
+    mine = questions[[prompt_bucket(p, buckets) == shard for p in questions["prompt"]]]
+    return mine.reset_index(drop=True)
 
 
 def build_questions(step: str, shard: int, settings: dict, inputs: dict) -> pd.DataFrame:
-    """The question table of ``step`` for one shard."""
-    instances, attributes = inputs["instances"], inputs["attributes"]
-    shards = occupation_shards(instances, settings["model"]["shard_size"])
+    """The question table of ``step`` for one shard.
+
+    ``inputs`` holds ``instances`` and, for Step 1, ``attributes``; for Steps 2 and 3,
+    ``granted`` (the model's Step-1 answers per instance, subject and attribute).
+    """
+    instances = inputs["instances"]
     if step == "step1":
-        return step1_shard_questions(instances, attributes, settings, shard, len(shards))
+        return step1_shard_questions(instances, inputs["attributes"], settings, shard)
+    shards = occupation_shards(instances, settings["model"]["shard_size"])
     mine = instances[instances["occupation"].isin(shards[shard])]
-    granted = granted_from_step1(mine, attributes, settings, inputs["step1"])
+    granted = inputs["granted"]
+    granted = granted_attributes(granted[granted["instance_id"].isin(mine["instance_id"])])
     renderer = PromptRenderer(settings["prompts"])
     build = step2_questions if step == "step2" else step3_questions
     return build(mine, granted, renderer, settings["answers"])
+
+
+def write_granted(
+    instances: str | Path, attributes: str | Path, step1: Sequence[str | Path], out: str | Path
+) -> None:
+    """The model's Step-1 answer to every (instance, subject, attribute), joined by key, for
+    Steps 2 and 3 and the attribute gaps."""
+    rows = step1_rows(read_table(instances), read_table(attributes))
+    write_table(join_step1(rows, read_tables(step1)), out)
 
 
 def run_step(
@@ -118,14 +114,10 @@ def run_step(
 ) -> AskSummary:
     """Ask one shard's questions of ``step`` and write the answers table to ``output``.
 
-    ``paths`` holds ``instances``, ``attributes`` and, for Steps 2 and 3, the list ``step1``.
+    ``paths`` holds ``instances`` and, for Step 1, ``attributes``; for Steps 2 and 3,
+    ``granted`` (see write_granted).
     """
-    inputs = {
-        "instances": read_table(paths["instances"]),
-        "attributes": read_table(paths["attributes"]),
-    }
-    if step != "step1":
-        inputs["step1"] = read_tables(paths["step1"])
+    inputs = {key: read_table(path) for key, path in paths.items()}
     questions = build_questions(step, shard, settings, inputs)
     requests = [
         Request(prompt, tuple(choices))
@@ -140,7 +132,8 @@ def run_step(
             model_identity(model_settings),
             lambda: load_backend(
                 model_settings["backend"],
-                {**model_settings, "state_dir": str(Path(store_dir) / f"{model}-batches")},
+                model_settings,
+                state_dir=Path(store_dir) / f"{model}-batches",
             ),
             label=f"{model} {step} shard {shard}",
         )

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hiremeornot.backends.base import Request, Response
+from hiremeornot.errors import InputError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -45,10 +46,25 @@ class ResponseStore:
     def __init__(self, path: str | Path, timeout_s: float = 600.0):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        self._db = self._open(timeout_s)
+
+    def _open(self, timeout_s: float) -> sqlite3.Connection:
+        """The connection, the store's table made; an InputError naming a file it cannot use."""
+        db = None
+        try:
+            db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(_SCHEMA)
+            return db
+        except sqlite3.DatabaseError as exc:
+            if db is not None:
+                db.close()
+            if isinstance(exc, sqlite3.OperationalError):  # a folder, not writable, locked, ...
+                raise InputError(f"{self.path}: cannot open the response store ({exc})") from None
+            raise InputError(  # not SQLite, or damaged
+                f"{self.path}: not a readable response store ({exc}); move it away to ask again"
+            ) from None
 
     def get(self, keys: Iterable[str]) -> dict[str, Response]:
         """The stored responses among ``keys``."""

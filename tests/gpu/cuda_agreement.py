@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 
 from hiremeornot.backends import Request, load_backend
+from hiremeornot.config import model_settings
 from tests.tiny_models import tiny_llama_chat, tiny_roberta_qa
 
 PAIRS = [("Mary", "James"), ("Linda", "Robert"), ("Susan", "Thomas"), ("Dorothy", "Charles")]
@@ -50,10 +51,19 @@ def questions() -> list[Request]:
 
 def compare(name: str, folder: Path, backend: str, device: str, requests: list[Request]) -> bool:
     """Print agreement with the CPU for float32 and bfloat16 on ``device``; True if fp32 agrees."""
-    reference = load_backend(backend, {"model": str(folder), "device": "cpu"}).answer(requests)
+    cpu = model_settings({"backend": backend, "model": str(folder), "device": "cpu"})
+    reference = load_backend(backend, cpu).answer(requests)
     float32_agrees = True
     for dtype in ["float32", "bfloat16"]:
-        settings = {"model": str(folder), "device": device, "dtype": dtype, "batch_size": 16}
+        settings = model_settings(
+            {
+                "backend": backend,
+                "model": str(folder),
+                "device": device,
+                "dtype": dtype,
+                "batch_size": 16,
+            }
+        )
         start = time.monotonic()
         responses = load_backend(backend, settings).answer(requests)
         seconds = time.monotonic() - start

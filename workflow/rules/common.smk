@@ -4,6 +4,8 @@ import shlex
 from hiremeornot import plan
 from hiremeornot.errors import InputError
 
+plan.find_commands_beside_this_interpreter()
+
 try:
     plan.check_config(config, source="config")
 except InputError as error:
@@ -17,8 +19,10 @@ localrules:
     all,
     download_onet,
     download_names,
-    gather_attributes,
+    attributes,
+    granted,
     model_metrics,
+    metrics_table,
     model_statistics,
     attribute_gaps,
     figures,
@@ -34,7 +38,6 @@ SOC_CODES = sorted(set(OCCUPATIONS["soc_code"]))
 wildcard_constraints:
     model="|".join(MODELS),
     shard=r"\d+",
-    soc=r"\d\d-\d{4}\.\d\d",
     step="step1|step2|step3",
 
 
@@ -43,7 +46,10 @@ def settings(value):
     return lambda wildcards: json.dumps(value, sort_keys=True)
 
 
-def shards(model):
+def shards(model, step):
+    """The shard numbers of a model's step: step1_shards for Step 1, occupation shards else."""
+    if step == "step1":
+        return range(config["models"][model]["step1_shards"])
     return range(plan.shard_count(config, model))
 
 
@@ -51,26 +57,25 @@ def step_outputs(step, model):
     return expand(
         f"results/{{model}}/{step}/shard-{{shard}}.parquet",
         model=model,
-        shard=shards(model),
+        shard=shards(model, step),
     )
 
 
 def step_inputs(wildcards):
-    """Step 1 reads the plan; Steps 2 and 3 also read every Step-1 shard of the model."""
-    inputs = {
-        "instances": "results/dataset/instances.parquet",
-        "attributes": "results/dataset/attributes.tsv",
-    }
-    if wildcards.step != "step1":
-        inputs["step1"] = step_outputs("step1", wildcards.model)
+    """Step 1 reads the plan; Steps 2 and 3 read it and the model's Step-1 answers by key."""
+    inputs = {"instances": "results/dataset/instances.parquet"}
+    if wildcards.step == "step1":
+        inputs["attributes"] = "results/dataset/attributes.tsv"
+    else:
+        inputs["granted"] = f"results/{wildcards.model}/granted.parquet"
     return inputs
 
 
-def step1_option(wildcards, input):
-    """--step1 FILE... for Steps 2 and 3."""
+def step_input_options(wildcards, input):
+    """--attributes FILE for Step 1, --granted FILE for Steps 2 and 3."""
     if wildcards.step == "step1":
-        return ""
-    return "--step1 " + " ".join(shlex.quote(path) for path in input.step1)
+        return f"--attributes {shlex.quote(input.attributes)}"
+    return f"--granted {shlex.quote(input.granted)}"
 
 
 def get_final_output():

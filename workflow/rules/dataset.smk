@@ -1,30 +1,19 @@
-rule occupation_attributes:
+# One job reads the O*NET files once for every selected occupation (a second or two of work).
+rule attributes:
     input:
         onet=plan.onet_dir(config),
     output:
-        "results/attributes/{soc}.tsv",
+        "results/dataset/attributes.tsv",
     log:
-        "logs/occupation_attributes/{soc}.log",
+        "logs/attributes/all.log",
     conda:
         "../../envs/core.yaml"
     params:
         settings=settings({**config["attributes"], **config["onet"]}),
+        soc_codes=" ".join(SOC_CODES),
     shell:
         "hiremeornot attributes --settings {params.settings:q} --onet-dir {input.onet:q}"
-        " --soc-code {wildcards.soc} --out {output:q} 2> {log:q}"
-
-
-rule gather_attributes:
-    input:
-        expand("results/attributes/{soc}.tsv", soc=SOC_CODES),
-    output:
-        "results/dataset/attributes.tsv",
-    log:
-        "logs/gather_attributes/all.log",
-    conda:
-        "../../envs/core.yaml"
-    shell:
-        "hiremeornot gather --inputs {input:q} --out {output:q} 2> {log:q}"
+        " --soc-codes {params.soc_codes} --out {output:q} 2> {log:q}"
 
 
 rule dataset:

@@ -4,8 +4,14 @@ rule model_metrics:
         step2=lambda wc: step_outputs("step2", wc.model),
         step3=lambda wc: step_outputs("step3", wc.model),
     output:
-        instances="results/{model}/outcomes.tsv",
+        outcomes="results/{model}/outcomes.tsv",
         metrics="results/{model}/metrics.tsv",
+        by_order=report(
+            "results/{model}/difference_by_order.tsv",
+            caption="../report/difference_by_order.rst",
+            category="Tests and intervals",
+            subcategory="{model}",
+        ),
     log:
         "logs/model_metrics/{model}.log",
     conda:
@@ -15,19 +21,31 @@ rule model_metrics:
     shell:
         "hiremeornot metrics --settings {params.settings:q} --model {wildcards.model}"
         " --instances {input.instances:q} --step2 {input.step2:q}"
-        " --step3 {input.step3:q} --out-instances {output.instances:q}"
-        " --out {output.metrics:q} 2> {log:q}"
+        " --step3 {input.step3:q} --out-outcomes {output.outcomes:q}"
+        " --out-by-order {output.by_order:q} --out {output.metrics:q} 2> {log:q}"
 
 
-rule figures:
+rule metrics_table:
     input:
         expand("results/{model}/metrics.tsv", model=MODELS),
     output:
-        table=report(
+        report(
             "results/metrics.tsv",
             caption="../report/metrics.rst",
             category="Confirmation and Consistency",
         ),
+    log:
+        "logs/metrics_table/all.log",
+    conda:
+        "../../envs/core.yaml"
+    shell:
+        "hiremeornot gather --inputs {input:q} --out {output:q} 2> {log:q}"
+
+
+rule figures:
+    input:
+        "results/metrics.tsv",
+    output:
         fig3=report(
             "results/figures/fig3_confirmation.png",
             caption="../report/fig3.rst",
@@ -48,7 +66,7 @@ rule figures:
     conda:
         "../../envs/core.yaml"
     shell:
-        "hiremeornot figures --metrics {input:q} --out-table {output.table:q}"
+        "hiremeornot figures --metrics {input:q}"
         " --fig3 {output.fig3:q} --fig4 {output.fig4:q} --fig5 {output.fig5:q} 2> {log:q}"
 
 
@@ -60,25 +78,19 @@ rule model_statistics:
         intervals=report(
             "results/{model}/intervals.tsv",
             caption="../report/intervals.rst",
-            category="Statistics",
+            category="Tests and intervals",
             subcategory="{model}",
         ),
         tests=report(
             "results/{model}/tests.tsv",
             caption="../report/tests.rst",
-            category="Statistics",
+            category="Tests and intervals",
             subcategory="{model}",
         ),
         position=report(
             "results/{model}/position_bias.tsv",
             caption="../report/position_bias.rst",
-            category="Statistics",
-            subcategory="{model}",
-        ),
-        by_order=report(
-            "results/{model}/difference_by_order.tsv",
-            caption="../report/difference_by_order.rst",
-            category="Statistics",
+            category="Tests and intervals",
             subcategory="{model}",
         ),
     log:
@@ -90,15 +102,12 @@ rule model_statistics:
     shell:
         "hiremeornot statistics --settings {params.settings:q} --outcomes {input.outcomes:q}"
         " --step3 {input.step3:q} --out-intervals {output.intervals:q}"
-        " --out-tests {output.tests:q} --out-position {output.position:q}"
-        " --out-by-order {output.by_order:q} 2> {log:q}"
+        " --out-tests {output.tests:q} --out-position {output.position:q} 2> {log:q}"
 
 
 rule attribute_gaps:
     input:
-        instances="results/dataset/instances.parquet",
-        attributes="results/dataset/attributes.tsv",
-        step1=lambda wc: step_outputs("step1", wc.model),
+        "results/{model}/granted.parquet",
     output:
         table=report(
             "results/{model}/attribute_gaps.tsv",
@@ -117,17 +126,10 @@ rule attribute_gaps:
     conda:
         "../../envs/core.yaml"
     params:
-        settings=lambda wc: json.dumps(
-            {
-                **plan.step_settings(config, wc.model, "step1"),
-                "report": config["report"],
-            },
-            sort_keys=True,
-        ),
+        settings=settings(config["report"]),
     shell:
         "hiremeornot attribute-gaps --settings {params.settings:q} --model {wildcards.model}"
-        " --instances {input.instances:q} --attributes {input.attributes:q}"
-        " --step1 {input.step1:q} --out {output.table:q} --out-png {output.png:q} 2> {log:q}"
+        " --granted {input:q} --out {output.table:q} --out-png {output.png:q} 2> {log:q}"
 
 
 rule difference_table:

@@ -17,14 +17,30 @@ rule ask_model:
         settings=lambda wc: json.dumps(
             plan.step_settings(config, wc.model, wc.step), sort_keys=True
         ),
-        step1=step1_option,
+        inputs=step_input_options,
         store_dir=config["store_dir"],
     shell:
         "OMP_NUM_THREADS={threads} hiremeornot step --step {wildcards.step}"
         " --model {wildcards.model} --shard {wildcards.shard} --settings {params.settings:q}"
-        " --instances {input.instances:q} --attributes {input.attributes:q} {params.step1}"
-        " --store-dir {params.store_dir:q}"
+        " --instances {input.instances:q} {params.inputs} --store-dir {params.store_dir:q}"
         " --out {output:q} 2> {log:q}"
+
+
+# Every instance's Step-1 answers, joined by key once per model, for Steps 2-3 and the gaps.
+rule granted:
+    input:
+        instances="results/dataset/instances.parquet",
+        attributes="results/dataset/attributes.tsv",
+        step1=lambda wc: step_outputs("step1", wc.model),
+    output:
+        "results/{model}/granted.parquet",
+    log:
+        "logs/granted/{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    shell:
+        "hiremeornot granted --instances {input.instances:q} --attributes {input.attributes:q}"
+        " --step1 {input.step1:q} --out {output:q} 2> {log:q}"
 
 
 # Not part of `all`: ask for it before a paid run (see README, "Cost controls").

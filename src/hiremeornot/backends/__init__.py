@@ -3,65 +3,59 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from hiremeornot.backends import location
 from hiremeornot.backends.base import Backend, BackendError, Request, Response
-from hiremeornot.errors import InputError
+from hiremeornot.config import model_keys
+from hiremeornot.errors import InputError, first_line
 
 __all__ = ["Backend", "BackendError", "Request", "Response", "load_backend", "model_identity"]
 
+# Each backend's module, whose ``create(settings, state_dir)`` builds it, and the extra that
+# installs what it needs.
 _REGISTRY = {
-    "transformers": "hiremeornot.backends.transformers_backend:TransformersBackend",
-    "openai": "hiremeornot.backends.openai_backend:create",
-    "vllm": "hiremeornot.backends.vllm_backend:VLLMBackend",
-    "extractive_qa": "hiremeornot.backends.extractive_qa:ExtractiveQABackend",
+    "transformers": ("hiremeornot.backends.transformers_backend", "transformers"),
+    "openai": ("hiremeornot.backends.openai", "openai"),
+    "vllm": ("hiremeornot.backends.vllm_backend", "vllm"),
+    "extractive_qa": ("hiremeornot.backends.extractive_qa", "transformers"),
 }
 
 
-def load_backend(name: str, settings: dict[str, Any]) -> Backend:
-    """Build the backend called ``name`` for one model's settings."""
+def load_backend(
+    name: str, settings: Mapping[str, Any], state_dir: str | Path | None = None
+) -> Backend:
+    """Build the backend called ``name`` for one model's validated settings.
+
+    ``settings`` come from the validated config (``hiremeornot.config.model_settings`` fills
+    one model's defaults). ``state_dir`` is a folder where a backend may keep state across runs
+    (the Batch API's journal of submitted batches); it is no config key.
+    """
     if name not in _REGISTRY:
         raise InputError(f"unknown backend {name!r}; known: {sorted(_REGISTRY)}")
-    module_name, factory_name = _REGISTRY[name].split(":")
-    factory = getattr(importlib.import_module(module_name), factory_name)
-    return factory(settings)
+    module_name, extra = _REGISTRY[name]
+    try:
+        module = importlib.import_module(module_name)
+        return module.create(settings, None if state_dir is None else Path(state_dir))
+    except ImportError as exc:
+        if (exc.name or "").startswith("hiremeornot"):
+            raise
+        raise InputError(
+            f"backend {name!r}: a package it needs is missing ({first_line(exc)}); "
+            f"pip install 'hiremeornot[{extra}]' (or use the conda env envs/{extra}.yaml)"
+        ) from None
 
 
-# Settings that change how fast answers come, never what they are.
-RUNTIME_KEYS = {
-    "shard_size",
-    "batch_size",
-    "threads",
-    "device",
-    "mem_mb",
-    "runtime",
-    "gpus",
-    "gpu_model",
-    "concurrency",
-    "requests_per_minute",
-    "max_retries",
-    "timeout_s",
-    "api_key_env",
-    "mode",
-    "batch_poll_s",
-    "batch_max_requests",
-    "price_per_million_tokens",
-    "max_cost_usd",
-    "state_dir",
-    "tensor_parallel_size",
-    "pipeline_parallel_size",
-    "distributed_executor_backend",
-    "gpu_memory_utilization",
-    "max_model_len",
-    "seed",
-    "download_dir",
-}
+def model_identity(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything about a model and its settings that can change an answer (the store's key).
 
-
-def model_identity(settings: dict[str, Any]) -> dict[str, Any]:
-    """Everything about a model and its settings that can change an answer (the store's key)."""
-    identity = {k: v for k, v in settings.items() if k not in RUNTIME_KEYS}
+    The settings the schema marks ``x-role: answers``; runtime and resource settings, and
+    anything else (such as a ``state_dir``), are left out.
+    """
+    answers = model_keys("answers")
+    identity = {k: v for k, v in settings.items() if k in answers}
     if location.is_embedded(settings["model"]):
         identity["package"] = location.locate(settings["model"])[2]
     return identity

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Self
 
 
 @dataclass(frozen=True)
@@ -21,6 +23,26 @@ class Response:
 
     answer: str
     logprobs: tuple[float, ...]
+
+
+class BackendSettings:
+    """Base of each backend's typed settings: a frozen dataclass whose fields are setting names.
+
+    The fields have no defaults: every value comes from validated settings, in which the
+    config's schema filled each default (the one place defaults are written).
+    """
+
+    @classmethod
+    def from_config(cls, settings: Mapping[str, Any]) -> Self:
+        """The fields' values from one model's validated settings (other keys are ignored)."""
+        names = [field.name for field in dataclasses.fields(cls)]  # type: ignore[arg-type]
+        missing = [name for name in names if name not in settings]
+        if missing:
+            raise TypeError(
+                f"{cls.__name__}: the model settings lack {missing}; validate them first "
+                "(hiremeornot.config.validate_config, or model_settings for one model)"
+            )
+        return cls(**{name: settings[name] for name in names})
 
 
 def chat_messages(system_prompt: str | None, prompt: str) -> list[dict[str, str]]:

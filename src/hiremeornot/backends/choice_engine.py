@@ -61,7 +61,7 @@ class ChoiceTrie:
 class ChoiceEngine:
     """Answers (prompt token ids, choices) batches with one shared KV cache."""
 
-    def __init__(self, model, tokenizer, mode: str = "greedy"):
+    def __init__(self, model, tokenizer, mode: str):
         if mode not in MODES:
             raise ValueError(f"unknown decoding mode {mode!r}; known: {MODES}")
         self.model = model

@@ -13,19 +13,20 @@ probabilities.
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
+from scipy.special import log_softmax
 
-from hiremeornot.backends.base import Backend, BackendError, Request, Response
-from hiremeornot.backends.location import model_location
-from hiremeornot.backends.transformers_backend import DTYPES
+from hiremeornot.backends.base import Backend, BackendError, BackendSettings, Request, Response
+from hiremeornot.backends.location import locate_model
+from hiremeornot.backends.torch_models import load_model, load_tokenizer
 from hiremeornot.errors import InputError
 
-OPTIONS_SENTENCE = "Options: {options}."
 SENTENCE_END = re.compile(r"[.!?]\s+")
 
 Offsets = Sequence[tuple[int, int] | None]
@@ -53,8 +54,8 @@ def check_options_sentence(template: str) -> None:
         )
 
 
-def paragraph(context: str, choices: Sequence[str], template: str = OPTIONS_SENTENCE) -> str:
-    """The context followed by the options sentence listing every choice, in order."""
+def paragraph(context: str, choices: Sequence[str], template: str) -> str:
+    """The context followed by the options sentence (``template``) listing every choice."""
     options = template.format(options=", ".join(choices))
     return f"{context} {options}" if context else options
 
@@ -93,36 +94,45 @@ def candidate_score(
     return max(scores, default=None)
 
 
-def log_softmax(scores: Sequence[float]) -> tuple[float, ...]:
-    """Scores normalised to log-probabilities that sum to one."""
-    top = max(scores)
-    total = top + math.log(sum(math.exp(score - top) for score in scores))
-    return tuple(score - total for score in scores)
+@dataclass(frozen=True)
+class ExtractiveQASettings(BackendSettings):
+    """The settings the extractive_qa backend reads (their meaning: the config schema)."""
+
+    model: str
+    dtype: str
+    device: str
+    batch_size: int
+    max_length: int
+    options_sentence: str
+
+
+def create(settings: Mapping[str, Any], state_dir: Path | None) -> ExtractiveQABackend:
+    """The backend of one model's validated settings (it keeps no state between runs)."""
+    return ExtractiveQABackend(ExtractiveQASettings.from_config(settings))
 
 
 class ExtractiveQABackend(Backend):
     """An extractive question-answering model run by transformers on CPU or GPU."""
 
-    def __init__(self, settings: dict[str, Any]):
+    def __init__(self, settings: ExtractiveQASettings):
         from transformers import AutoModelForQuestionAnswering, AutoTokenizer
 
         self.settings = settings
-        self.batch_size = settings.get("batch_size", 32)
-        self.options_sentence = settings.get("options_sentence", OPTIONS_SENTENCE)
+        self.batch_size = settings.batch_size
+        self.options_sentence = settings.options_sentence
         check_options_sentence(self.options_sentence)
-        location, _ = model_location(settings)
-        self.tokenizer = AutoTokenizer.from_pretrained(location)
+        location, _ = locate_model(settings.model, None)
+        self.tokenizer = load_tokenizer(AutoTokenizer, settings.model, location)
         if not self.tokenizer.is_fast:
-            raise BackendError(
-                f"model {settings['model']!r}: {type(self.tokenizer).__name__} is not a fast "
+            raise InputError(
+                f"model {settings.model!r}: {type(self.tokenizer).__name__} is not a fast "
                 "tokenizer, and span scoring needs a fast tokenizer's character offsets"
             )
         # never longer than the model takes (the tokenizer knows its limit)
-        self.max_length = min(settings.get("max_length", 512), self.tokenizer.model_max_length)
-        self.model = AutoModelForQuestionAnswering.from_pretrained(
-            location, dtype=DTYPES[settings.get("dtype", "float32")]
-        ).to(settings.get("device", "cpu"))
-        self.model.eval()
+        self.max_length = min(settings.max_length, self.tokenizer.model_max_length)
+        self.model = load_model(
+            AutoModelForQuestionAnswering, settings.model, location, settings.dtype, settings.device
+        )
 
     def answer(self, requests: Sequence[Request]) -> list[Response]:
         responses = []
@@ -175,10 +185,10 @@ class ExtractiveQABackend(Backend):
             score = candidate_score(start_logits, end_logits, offsets, occurrences(text, choice))
             if score is None:
                 raise BackendError(
-                    f"model {self.settings['model']!r}: no occurrence of the choice {choice!r} "
+                    f"model {self.settings.model!r}: no occurrence of the choice {choice!r} "
                     f"is left in the paragraph of the prompt {request.prompt[:80]!r}... once "
                     f"truncated to max_length {self.max_length} tokens"
                 )
             scores.append(score)
         best = max(range(len(scores)), key=scores.__getitem__)
-        return Response(request.choices[best], log_softmax(scores))
+        return Response(request.choices[best], tuple(map(float, log_softmax(scores))))

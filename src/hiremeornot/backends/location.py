@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +46,20 @@ def locate(model: str) -> tuple[Path, str, str]:
     return folder, file_name, f"{distribution}=={version}"
 
 
-def model_location(settings: dict[str, Any]) -> tuple[str, str | None]:
-    """(folder or hub id, gguf file or None) of a configured model; raise if it cannot exist."""
-    model = settings["model"]
+def model_location(settings: Mapping[str, Any]) -> tuple[str, str | None]:
+    """(folder or hub id, gguf file or None) of a configured model; raise if it cannot exist.
+
+    ``gguf_file`` is a key of the transformers backend only: the other backends' settings have
+    none (unless set by hand), which means no GGUF file.
+    """
+    return locate_model(settings["model"], settings.get("gguf_file"))
+
+
+def locate_model(model: str, gguf_file: str | None) -> tuple[str, str | None]:
+    """(folder or hub id, gguf file or None) of ``model``; raise if it cannot exist."""
     if is_embedded(model):
-        folder, gguf_file, _ = locate(model)
-        return str(folder), gguf_file
-    gguf_file = settings.get("gguf_file")
+        folder, embedded_file, _ = locate(model)
+        return str(folder), embedded_file
     path = Path(model)
     looks_like_path = model.startswith((".", "/", "~")) or path.exists()
     if looks_like_path and not path.is_dir():

@@ -10,46 +10,56 @@ Every mode records the log-probability of each choice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
-
-import torch
 
 from hiremeornot.backends.base import (
     Backend,
     BackendError,
+    BackendSettings,
     Request,
     Response,
     chat_messages,
 )
 from hiremeornot.backends.choice_engine import ChoiceEngine
-from hiremeornot.backends.location import model_location
+from hiremeornot.backends.location import locate_model
+from hiremeornot.backends.torch_models import load_model, load_tokenizer
 
-# "auto" takes the dtype of the model's config.
-DTYPES = {
-    "auto": "auto",
-    "float32": torch.float32,
-    "bfloat16": torch.bfloat16,
-    "float16": torch.float16,
-}
+
+@dataclass(frozen=True)
+class TransformersSettings(BackendSettings):
+    """The settings the transformers backend reads (their meaning: the config schema)."""
+
+    model: str
+    gguf_file: str | None
+    dtype: str
+    device: str
+    decoding: str
+    system_prompt: str | None
+    batch_size: int
+
+
+def create(settings: Mapping[str, Any], state_dir: Path | None) -> TransformersBackend:
+    """The backend of one model's validated settings (it keeps no state between runs)."""
+    return TransformersBackend(TransformersSettings.from_config(settings))
 
 
 class TransformersBackend(Backend):
     """A causal language model run by transformers on CPU or GPU."""
 
-    def __init__(self, settings: dict[str, Any]):
+    def __init__(self, settings: TransformersSettings):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.settings = settings
-        self.batch_size = settings.get("batch_size", 16)
-        location, gguf_file = model_location(settings)
+        self.batch_size = settings.batch_size
+        location, gguf_file = locate_model(settings.model, settings.gguf_file)
         kwargs = {"gguf_file": gguf_file} if gguf_file else {}
-        self.tokenizer = AutoTokenizer.from_pretrained(location, **kwargs)
-        self.model = AutoModelForCausalLM.from_pretrained(
-            location, dtype=DTYPES[settings.get("dtype", "float32")], **kwargs
-        ).to(settings.get("device", "cpu"))
-        self.model.eval()
-        decoding = settings.get("decoding", "greedy")
+        self.tokenizer = load_tokenizer(AutoTokenizer, settings.model, location, **kwargs)
+        model, dtype, device = settings.model, settings.dtype, settings.device
+        self.model = load_model(AutoModelForCausalLM, model, location, dtype, device, **kwargs)
+        decoding = settings.decoding
         self.engine = ChoiceEngine(
             self.model, self.tokenizer, "greedy" if decoding == "outlines" else decoding
         )
@@ -59,7 +69,7 @@ class TransformersBackend(Backend):
 
     def messages(self, prompt: str) -> list[dict[str, str]]:
         """The chat: the configured system message, if any, and the prompt as the user's turn."""
-        return chat_messages(self.settings.get("system_prompt"), prompt)
+        return chat_messages(self.settings.system_prompt, prompt)
 
     def prompt_ids(self, prompt: str) -> list[int]:
         """Token ids of the templated chat, ready for the assistant's answer."""
@@ -78,7 +88,7 @@ class TransformersBackend(Backend):
         for request, answer in zip(requests, answers, strict=True):
             if answer not in request.choices:
                 raise BackendError(
-                    f"model {self.settings['model']!r} answered {answer!r}, outside the answer "
+                    f"model {self.settings.model!r} answered {answer!r}, outside the answer "
                     f"space {list(request.choices)} of the prompt {request.prompt[:80]!r}..."
                 )
         return [Response(a, lp) for a, (_, lp) in zip(answers, results, strict=True)]

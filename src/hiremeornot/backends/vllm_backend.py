@@ -18,72 +18,107 @@ Checked against the source of the vllm 0.33.0 wheel: ``LLM.__init__`` and ``LLM.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hiremeornot.backends.base import (
     Backend,
+    BackendSettings,
     Request,
     Response,
     all_or_partial,
     chat_messages,
 )
-from hiremeornot.backends.location import model_location
+from hiremeornot.backends.location import locate_model, model_location
 from hiremeornot.backends.token_logprobs import GeneratedToken, choice_logprobs
-from hiremeornot.errors import InputError
+from hiremeornot.errors import InputError, first_line
 
 # Tokens allowed beyond the longest choice: end-of-sequence, and a choice tokenized differently
 # in context than alone. Generation stops at end-of-sequence, so a margin costs nothing.
 MARGIN_TOKENS = 4
 
 
-def engine_arguments(settings: dict[str, Any]) -> dict[str, Any]:
-    """Keyword arguments of ``vllm.LLM`` for one model's settings."""
-    model, gguf_file = model_location(settings)
+@dataclass(frozen=True)
+class VLLMSettings(BackendSettings):
+    """The settings the vllm backend reads (their meaning: the config schema)."""
+
+    model: str
+    revision: str | None
+    dtype: str
+    quantization: str | None
+    trust_remote_code: bool
+    top_logprobs: int
+    tensor_parallel_size: int
+    pipeline_parallel_size: int
+    distributed_executor_backend: str | None
+    gpu_memory_utilization: float
+    max_model_len: int | None
+    seed: int
+    download_dir: str | None
+    system_prompt: str | None
+    batch_size: int
+
+
+def create(settings: Mapping[str, Any], state_dir: Path | None) -> VLLMBackend:
+    """The backend of one model's validated settings (it keeps no state between runs)."""
+    _, gguf_file = model_location(settings)  # an embedded model, or a gguf_file set by hand
     if gguf_file:
         raise InputError(
             f"model {settings['model']!r}: the vllm backend does not load GGUF files; "
             "use the transformers backend"
         )
+    return VLLMBackend(VLLMSettings.from_config(settings))
+
+
+def engine_arguments(settings: VLLMSettings) -> dict[str, Any]:
+    """Keyword arguments of ``vllm.LLM`` for one model's settings."""
+    model, _ = locate_model(settings.model, None)
     return {
         "model": model,
-        "revision": settings.get("revision"),
-        "tensor_parallel_size": settings.get("tensor_parallel_size", 1),
-        "pipeline_parallel_size": settings.get("pipeline_parallel_size", 1),
-        "distributed_executor_backend": settings.get("distributed_executor_backend"),
+        "revision": settings.revision,
+        "tensor_parallel_size": settings.tensor_parallel_size,
+        "pipeline_parallel_size": settings.pipeline_parallel_size,
+        "distributed_executor_backend": settings.distributed_executor_backend,
         "enable_prefix_caching": True,
-        "gpu_memory_utilization": settings.get("gpu_memory_utilization", 0.9),
-        "max_model_len": settings.get("max_model_len"),
-        "dtype": settings.get("dtype", "auto"),
-        "quantization": settings.get("quantization"),
-        "seed": settings.get("seed", 0),
-        "trust_remote_code": settings.get("trust_remote_code", False),
-        "download_dir": settings.get("download_dir"),
-        # vLLM refuses requests for more log-probabilities than this (its default: 20)
-        "max_logprobs": settings.get("top_logprobs", 20),
+        "gpu_memory_utilization": settings.gpu_memory_utilization,
+        "max_model_len": settings.max_model_len,
+        "dtype": settings.dtype,
+        "quantization": settings.quantization,
+        "seed": settings.seed,
+        "trust_remote_code": settings.trust_remote_code,
+        "download_dir": settings.download_dir,
+        # vLLM refuses requests for more log-probabilities than this
+        "max_logprobs": settings.top_logprobs,
     }
 
 
 class VLLMBackend(Backend):
     """A model run by vLLM's offline engine, tensor- and pipeline-parallel over GPUs."""
 
-    def __init__(self, settings: dict[str, Any]):
+    def __init__(self, settings: VLLMSettings):
         arguments = engine_arguments(settings)
         try:
             import vllm
             from vllm.sampling_params import StructuredOutputsParams
         except ImportError as exc:
             raise InputError(
-                f"model {settings['model']!r}: the vllm backend needs vLLM on a GPU node "
+                f"model {settings.model!r}: the vllm backend needs vLLM on a GPU node "
                 f"({exc}); create the conda env envs/vllm.yaml, or pip install "
                 "'hiremeornot[vllm]' in an environment of its own"
             ) from exc
         self.settings = settings
-        self.batch_size = settings.get("batch_size", 512)
-        self.top_logprobs = settings.get("top_logprobs", 20)
+        self.batch_size = settings.batch_size
+        self.top_logprobs = settings.top_logprobs
         self._sampling_params = vllm.SamplingParams
         self._choice = StructuredOutputsParams
-        self.llm = vllm.LLM(**arguments)
+        try:
+            self.llm = vllm.LLM(**arguments)
+        except (OSError, ValueError) as exc:  # e.g. unknown weights, max_model_len too long
+            raise InputError(
+                f"model {settings.model!r}: vLLM cannot start it: {first_line(exc)}"
+            ) from None
         self.tokenizer = self.llm.get_tokenizer()
 
     def max_tokens(self, choices: tuple[str, ...]) -> int:
@@ -106,11 +141,17 @@ class VLLMBackend(Backend):
 
     def answer(self, requests: Sequence[Request]) -> list[Response]:
         """All answers, or a PartialBatchError holding the valid ones."""
-        outputs = self.llm.chat(
-            [chat_messages(self.settings.get("system_prompt"), r.prompt) for r in requests],
-            sampling_params=self.sampling_params(requests),
-            use_tqdm=False,
-        )
+        try:
+            outputs = self.llm.chat(
+                [chat_messages(self.settings.system_prompt, r.prompt) for r in requests],
+                sampling_params=self.sampling_params(requests),
+                use_tqdm=False,
+            )
+        except ValueError as exc:  # vLLM refuses a prompt longer than max_model_len
+            raise InputError(
+                f"model {self.settings.model!r}: vLLM refused the batch: {first_line(exc)} "
+                f"(max_model_len: {self.settings.max_model_len})"
+            ) from None
         answered, errors = {}, []
         for index, (request, output) in enumerate(zip(requests, outputs, strict=True)):
             completion = output.outputs[0]
@@ -121,7 +162,7 @@ class VLLMBackend(Backend):
                 answered[index] = Response(completion.text, logprobs)
             else:
                 errors.append(
-                    f"model {self.settings['model']!r} answered {completion.text!r} (finish "
+                    f"model {self.settings.model!r} answered {completion.text!r} (finish "
                     f"reason {completion.finish_reason}), outside the answer space "
                     f"{list(request.choices)} of the prompt {request.prompt[:80]!r}..."
                 )

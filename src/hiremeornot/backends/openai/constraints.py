@@ -22,8 +22,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
+from scipy.special import log_softmax
+
+from hiremeornot.backends.location import locate_model
+from hiremeornot.backends.openai.settings import OpenAISettings
 from hiremeornot.backends.token_logprobs import GeneratedToken, choice_logprobs
-from hiremeornot.errors import InputError
+from hiremeornot.errors import InputError, first_line
 
 Choices = tuple[str, ...]
 Parsed = tuple[str, tuple[float, ...]]
@@ -161,8 +165,7 @@ class LogitBias(Constraint):
         raw = [seen.get(texts[choice], math.nan) for choice in choices]
         if any(math.isnan(value) for value in raw):
             return answer, tuple(math.nan for _ in choices)
-        total = max(raw) + math.log(sum(math.exp(value - max(raw)) for value in raw))
-        return answer, tuple(value - total for value in raw)
+        return answer, tuple(map(float, log_softmax(raw)))
 
 
 def load_tokenizer(name: str) -> tuple[Callable[[str], list[int]], Callable[[int], str]]:
@@ -173,24 +176,25 @@ def load_tokenizer(name: str) -> tuple[Callable[[str], list[int]], Callable[[int
 
             encoding = tiktoken.get_encoding(name.removeprefix("tiktoken:"))
         except Exception as exc:  # not installed, unknown name, or its vocabulary not fetched
-            raise InputError(f"tokenizer {name!r} cannot be loaded: {exc}") from exc
+            raise InputError(f"tokenizer {name!r} cannot be loaded: {first_line(exc)}") from None
         return encoding.encode, lambda token: encoding.decode([token])
     from transformers import AutoTokenizer
 
-    from hiremeornot.backends.location import model_location
-
-    folder, gguf_file = model_location({"model": name})
+    folder, gguf_file = locate_model(name, None)
     kwargs = {"gguf_file": gguf_file} if gguf_file else {}
-    tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
+    except (OSError, ValueError) as exc:  # not in the local cache, not a tokenizer folder
+        raise InputError(f"tokenizer {name!r} cannot be loaded: {first_line(exc)}") from None
     return (
         lambda text: tokenizer(text, add_special_tokens=False)["input_ids"],
         lambda token: tokenizer.decode([token]),
     )
 
 
-def make_constraint(settings: dict[str, Any]) -> Constraint:
+def make_constraint(settings: OpenAISettings) -> Constraint:
     """The constraint a model's settings name."""
-    name = settings.get("constraint", "json_schema")
+    name = settings.constraint
     simple = {
         "json_schema": JsonSchema,
         "structured_outputs": StructuredOutputs,
@@ -200,10 +204,10 @@ def make_constraint(settings: dict[str, Any]) -> Constraint:
     if name in simple:
         return simple[name]()
     if name == "logit_bias":
-        if not settings.get("tokenizer"):
+        if not settings.tokenizer:
             raise InputError(
-                f"model {settings['model']!r}: constraint logit_bias needs a tokenizer "
+                f"model {settings.model!r}: constraint logit_bias needs a tokenizer "
                 "(e.g. tiktoken:cl100k_base for gpt-3.5-turbo)"
             )
-        return LogitBias(settings["tokenizer"])
-    raise InputError(f"model {settings['model']!r}: unknown constraint {name!r}")
+        return LogitBias(settings.tokenizer)
+    raise InputError(f"model {settings.model!r}: unknown constraint {name!r}")

@@ -8,11 +8,13 @@ configured in ``price_per_million_tokens`` (none: tokens only).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from hiremeornot.backends.base import Request, chat_messages
+from hiremeornot.backends.openai.settings import OpenAISettings
+from hiremeornot.config import model_settings
 
 CHARS_PER_TOKEN = 4
 TOKENS_PER_MESSAGE = 4  # role and separators of the chat format
@@ -56,13 +58,20 @@ def output_tokens(request: Request, constraint: str) -> int:
     return longest + (JSON_TOKENS if constraint in ("json_schema", "tool") else 0)
 
 
-def cost_estimate(requests: Sequence[Request], settings: dict[str, Any]) -> CostEstimate:
-    """The estimate for ``requests`` asked of the model of ``settings``."""
-    constraint = settings.get("constraint", "json_schema")
-    tokens_in = sum(input_tokens(r, settings.get("system_prompt")) for r in requests)
-    tokens_out = sum(output_tokens(r, constraint) for r in requests)
-    prices = settings.get("price_per_million_tokens")
+def cost_estimate(
+    requests: Sequence[Request], settings: OpenAISettings | Mapping[str, Any]
+) -> CostEstimate:
+    """The estimate for ``requests`` asked of the model of ``settings``.
+
+    ``settings``: the backend's, or one openai model's settings as in the config (validated
+    here, so that keys left out take the schema's defaults).
+    """
+    if not isinstance(settings, OpenAISettings):
+        settings = OpenAISettings.from_config(model_settings(settings))
+    tokens_in = sum(input_tokens(r, settings.system_prompt) for r in requests)
+    tokens_out = sum(output_tokens(r, settings.constraint) for r in requests)
+    prices = settings.price_per_million_tokens
     usd = None
     if prices:
         usd = (tokens_in * prices["input"] + tokens_out * prices["output"]) / 1_000_000
-    return CostEstimate(settings["model"], len(requests), tokens_in, tokens_out, usd)
+    return CostEstimate(settings.model, len(requests), tokens_in, tokens_out, usd)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
+import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,21 +20,28 @@ from typing import Any
 
 from hiremeornot.atomic import atomic_output
 from hiremeornot.backends.base import Backend, BackendError, Request, Response, all_or_partial
-from hiremeornot.backends.openai_backend import ChatAPI
+from hiremeornot.backends.openai.api import ChatAPI
+from hiremeornot.backends.openai.settings import OpenAISettings
+from hiremeornot.errors import InputError
+
+log = logging.getLogger(__name__)
 
 ENDPOINT = "/v1/chat/completions"
 FINISHED = {"completed", "failed", "expired", "cancelled"}
-MAX_REQUESTS = 50_000  # the Batch API's limit per file
 
 
 class OpenAIBatchBackend(Backend):
-    """Questions sent as Batch API jobs; the batch ids survive a restart."""
+    """Questions sent as Batch API jobs; the batch ids survive a restart.
 
-    def __init__(self, settings: dict[str, Any]):
+    ``state_dir`` holds the journal of submitted batches (the workflow gives each model its own,
+    beside its response store).
+    """
+
+    def __init__(self, settings: OpenAISettings, state_dir: Path):
         self.api = ChatAPI(settings)
-        self.batch_size = min(settings.get("batch_max_requests", MAX_REQUESTS), MAX_REQUESTS)
-        self.poll_s = settings.get("batch_poll_s", 60)
-        self.journal_dir = Path(settings.get("state_dir") or "results/store/openai-batches")
+        self.batch_size = settings.batch_max_requests  # the schema caps it at the API's limit
+        self.poll_s = settings.batch_poll_s
+        self.journal_dir = Path(state_dir)
 
     def preflight(self, requests: Sequence[Request]) -> None:
         self.api.preflight(requests)
@@ -72,8 +79,14 @@ class OpenAIBatchBackend(Backend):
     def _resume(self, journal: Path) -> str | None:
         if not journal.is_file():
             return None
-        batch_id = json.loads(journal.read_text())["batch_id"]
-        log(f"resuming batch {batch_id} (recorded in {journal})")
+        try:
+            batch_id = json.loads(journal.read_text())["batch_id"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(
+                f"{journal}: not a readable batch journal ({type(exc).__name__}: {exc}); move "
+                "it away to submit the questions anew (a batch it recorded may be paid twice)"
+            ) from None
+        log.info("resuming batch %s (recorded in %s)", batch_id, journal)
         return batch_id
 
     def _submit(self, payload: bytes, journal: Path, count: int) -> str:
@@ -87,13 +100,13 @@ class OpenAIBatchBackend(Backend):
         record = {
             "batch_id": batch.id,
             "input_file_id": upload.id,
-            "model": self.api.settings["model"],
+            "model": self.api.settings.model,
             "requests": count,
             "submitted": time.time(),
         }
         with atomic_output(journal) as partial:
             partial.write_text(json.dumps(record, indent=1))
-        log(f"submitted batch {batch.id}: {count} requests (recorded in {journal})")
+        log.info("submitted batch %s: %d requests (recorded in %s)", batch.id, count, journal)
         return batch.id
 
     def _wait(self, batch_id: str) -> Any:
@@ -104,7 +117,7 @@ class OpenAIBatchBackend(Backend):
             state = (batch.status, counts and (counts.completed, counts.failed, counts.total))
             if state != last:
                 done = f", {counts.completed + counts.failed}/{counts.total} done" if counts else ""
-                log(f"batch {batch_id}: {batch.status}{done}")
+                log.info("batch %s: %s%s", batch_id, batch.status, done)
                 last = state
             if batch.status in FINISHED:
                 return batch
@@ -139,7 +152,3 @@ class OpenAIBatchBackend(Backend):
             return []
         text = self.api.client.files.content(file_id).text
         return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)

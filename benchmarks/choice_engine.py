@@ -22,7 +22,12 @@ from hiremeornot.names import make_pairs, read_name_lists
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
 from hiremeornot.prompts import PromptRenderer
-from hiremeornot.questions import granted_attributes, step1_questions, step3_questions
+from hiremeornot.questions import (
+    granted_attributes,
+    step1_questions,
+    step1_rows,
+    step3_questions,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
@@ -40,9 +45,10 @@ def prompts(n: int) -> tuple[list[Request], list[Request]]:
     instances = build_instances(occupations, make_pairs(names, 2, 0), ["female_first"])
     codes = sorted(set(occupations["soc_code"]))
     attributes = extract_attributes(DATA / "onet/db_29_3_text", codes, 5, suppressed="keep")
-    step1 = step1_questions(instances, attributes, renderer, config["answers"])
+    rows = step1_rows(instances, attributes)
+    step1 = step1_questions(rows, renderer, config["answers"])
     granted = {
-        key: ["Critical Thinking skill"] for key in granted_attributes(step1.assign(choice="no"))
+        key: ["Critical Thinking skill"] for key in granted_attributes(rows.assign(choice="no"))
     }
     step3 = step3_questions(instances, granted, renderer, config["answers"])
 

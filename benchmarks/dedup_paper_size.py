@@ -22,7 +22,7 @@ from hiremeornot.names import make_pairs, read_name_lists
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
 from hiremeornot.prompts import PromptRenderer
-from hiremeornot.questions import step1_questions
+from hiremeornot.questions import step1_questions, step1_rows
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
@@ -41,8 +41,8 @@ def main() -> None:
         DATA / "onet/db_29_3_text", sorted(set(occupations["soc_code"])), 5, suppressed="keep"
     )
     renderer = PromptRenderer(config["prompts"])
-    questions = step1_questions(instances, attributes, renderer, config["answers"])
-    distinct = questions.drop_duplicates("prompt")
+    questions = step1_rows(instances, attributes)  # one per instance x subject x attribute
+    distinct = step1_questions(questions, renderer, config["answers"])
     later = 2 * len(instances) * 2  # Q1 per subject, Q2 and Q3 per instance
     print(
         f"instances: {len(instances)} ({len(occupations)} occupations x {len(pairs)} pairs x "

@@ -20,6 +20,7 @@ localrules:
     download_onet,
     download_names,
     attributes,
+    dataset,
     granted,
     model_metrics,
     metrics_table,

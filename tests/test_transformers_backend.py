@@ -4,8 +4,9 @@ import pytest
 import torch
 import yaml
 
-from hiremeornot.backends import Request, load_backend
+from hiremeornot.backends import Request, gguf_cache, load_backend
 from hiremeornot.backends.choice_engine import ChoiceEngine
+from hiremeornot.backends.location import locate_model
 from hiremeornot.backends.transformers_backend import OutlinesChoice
 from hiremeornot.config import model_settings
 from hiremeornot.onet import extract_attributes
@@ -130,3 +131,25 @@ def test_prefix_tree_handles_duplicates_and_prompts_that_prefix_others(backend):
         alone_answer, alone_logprobs = backend.engine.answer([prompt], [space])[0]
         assert answer == alone_answer
         assert logprobs == pytest.approx(alone_logprobs, abs=1e-3)
+
+
+def test_the_converted_gguf_gives_the_same_tokens_and_logits(tmp_path, monkeypatch):
+    """The cache of converted GGUF weights changes load time, not a single logit."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    monkeypatch.setenv(gguf_cache.CACHE_ENV, str(tmp_path))
+    folder, name = locate_model("embedded:smollm2-135m-instruct", None)
+    target = gguf_cache.converted(folder, name)
+    assert target.parent == tmp_path / "gguf" and (target / "model.safetensors").is_file()
+    assert gguf_cache.converted(folder, name) == target  # the second load finds it
+    assert [p.name for p in (tmp_path / "gguf").iterdir()] == [target.name]  # no partial left
+    chat = [{"role": "user", "content": fixed_prompt_set()[0].prompt}]
+    logits = []
+    for location, kwargs in ((folder, {"gguf_file": name}), (target, {})):
+        tokenizer = AutoTokenizer.from_pretrained(location, **kwargs)
+        ids = tokenizer.apply_chat_template(chat, add_generation_prompt=True, return_dict=False)
+        model = AutoModelForCausalLM.from_pretrained(location, dtype=torch.float32, **kwargs)
+        with torch.inference_mode():
+            logits.append((ids, model(torch.tensor([ids])).logits))
+    assert logits[0][0] == logits[1][0]
+    assert torch.equal(logits[0][1], logits[1][1])

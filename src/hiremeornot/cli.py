@@ -25,7 +25,8 @@ from hiremeornot import (
     report,
     stats,
 )
-from hiremeornot.backends import BackendError
+from hiremeornot.backends import BackendError, gguf_cache
+from hiremeornot.backends.location import locate_model
 from hiremeornot.dataset import build_instances
 from hiremeornot.errors import InputError
 from hiremeornot.steps import STEPS, run_step, write_granted
@@ -40,6 +41,13 @@ def cmd_download_onet(args, settings):
 
 def cmd_download_names(args, settings):
     download.download_names(settings["url"], args.out)
+
+
+def cmd_prepare_model(args, settings):
+    """Convert a GGUF model (e.g. the embedded one) once, so its jobs load it in a second."""
+    folder, gguf_file = locate_model(args.model, args.gguf_file)
+    if gguf_file:
+        log.info("%s: converted weights in %s", args.model, gguf_cache.converted(folder, gguf_file))
 
 
 def cmd_attributes(args, settings):
@@ -162,6 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     many = {"nargs": "+", "required": True}
     command("download-onet", cmd_download_onet, (["--out"], one))
     command("download-names", cmd_download_names, (["--out"], one))
+    command("prepare-model", cmd_prepare_model, (["--model"], one), (["--gguf-file"], {}))
     command(
         "attributes",
         cmd_attributes,

@@ -187,7 +187,7 @@ def orders_run(outcomes: pd.DataFrame) -> pd.Series:
     )
 
 
-def occupation_metrics(outcomes: pd.DataFrame, reading: str = "biased") -> pd.DataFrame:
+def occupation_metrics(outcomes: pd.DataFrame, reading: str) -> pd.DataFrame:
     """Per occupation, order-balanced: Confirmation, Consistency and every reading of the
     difference; ``difference`` and ``difference_p`` are the ``reading`` one."""
     signed = signed_readings(outcomes)
@@ -212,7 +212,7 @@ def occupation_metrics(outcomes: pd.DataFrame, reading: str = "biased") -> pd.Da
     return table.rename_axis("occupation").reset_index()[OCCUPATION_COLUMNS]
 
 
-def difference_by_order(outcomes: pd.DataFrame, reading: str = "biased") -> pd.DataFrame:
+def difference_by_order(outcomes: pd.DataFrame, reading: str) -> pd.DataFrame:
     """Per occupation: the difference within each listing order and their mean.
 
     ``difference_balanced`` is empty (NaN) unless both orders were run: one order's value is

@@ -320,7 +320,7 @@ ALL_OCCUPATIONS = "(all)"
 
 
 def attribute_gaps(
-    answers: pd.DataFrame, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0
+    answers: pd.DataFrame, n_resamples: int, confidence: float, seed: int
 ) -> pd.DataFrame:
     """Per occupation and attribute, P(Yes | female) - P(Yes | male) in Step 1, with intervals.
 

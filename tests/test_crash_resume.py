@@ -6,7 +6,6 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from hiremeornot.names import make_pairs, read_name_lists
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
 from hiremeornot.plan import step_settings
+from hiremeornot.store import ResponseStore
 from hiremeornot.tables_io import write_table
 from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, needs_data, subjects_dir
 
@@ -29,12 +29,7 @@ pytestmark = [pytest.mark.slow, needs_data]
 
 
 def stored(store: Path) -> int:
-    if not store.exists():
-        return 0
-    try:
-        return sqlite3.connect(store).execute("SELECT COUNT(*) FROM answers").fetchone()[0]
-    except sqlite3.OperationalError:  # the table is not created yet
-        return 0
+    return len(ResponseStore(store))
 
 
 def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
@@ -50,7 +45,7 @@ def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
     config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
     model = "smollm2-135m"
     config["models"][model]["batch_size"] = 4
-    output, store = tmp_path / "step1.parquet", tmp_path / "store" / f"{model}.sqlite"
+    output, store = tmp_path / "step1.parquet", tmp_path / "store" / model
     command = [
         sys.executable,
         "-m",

@@ -47,7 +47,7 @@ def test_counts_tokens_and_costs_bracket_steps_2_and_3(inputs, tmp_path):  # noq
 def test_step1_questions_already_stored_are_not_counted_again(inputs, tmp_path):  # noqa: F811
     settings = by_step(GPT)["step1"]
     requests = step_requests("step1", settings, inputs, "no")
-    store = ResponseStore(tmp_path / "gpt.sqlite")
+    store = ResponseStore.open(tmp_path, "gpt")
     identity = model_identity(settings["model"])
     store.put((request_key(identity, r), r, Response("No", (-1.0, -0.5))) for r in requests[:5])
     store.close()

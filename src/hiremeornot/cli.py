@@ -12,6 +12,7 @@ import logging
 import resource
 import sys
 import time
+from pathlib import Path
 
 from hiremeornot import (
     download,
@@ -24,9 +25,11 @@ from hiremeornot import (
     power,
     report,
     stats,
+    store_maintenance,
 )
 from hiremeornot.backends import BackendError, gguf_cache
 from hiremeornot.backends.location import locate_model
+from hiremeornot.config import load_config
 from hiremeornot.dataset import build_instances
 from hiremeornot.errors import InputError
 from hiremeornot.steps import STEPS, run_step, write_granted
@@ -64,6 +67,7 @@ def cmd_gather(args, settings):
 def cmd_dataset(args, settings):
     chosen = occupations.select_occupations(args.occupations, settings["select"])
     name_lists = names.read_name_lists(args.names_dir)
+    names.check_answer_words(name_lists, args.names_dir, settings["answers"])
     pairs = names.make_pairs(name_lists, settings["pairs"], settings["seed"])
     write_table(pairs, args.out_pairs)
     write_table(build_instances(chosen, pairs, settings["orders"]), args.out)
@@ -155,12 +159,31 @@ def cmd_summary(args, settings):
     report.write_markdown(text, args.out)
 
 
+def cmd_store_check(args, settings):
+    problems = store_maintenance.check(args.store_dir, args.model)
+    for line in problems:
+        log.error(line)
+    if problems:
+        bad = sorted({line.split(": ", 1)[0] for line in problems})
+        raise InputError(f"{len(bad)} bad store segment(s): {', '.join(bad)}")
+    log.info("every segment is sound")
+
+
+def cmd_store_compact(args, settings):
+    store_maintenance.compact(Path(args.store_dir) / args.model, args.min_age_s)
+
+
+def cmd_store_rebuild(args, settings):
+    config = load_config(args.configfile)
+    store_maintenance.rebuild(args.store_dir, args.model, args.results, config)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hiremeornot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def command(name, func, *options):
-        p = sub.add_parser(name)
+    def command(name, func, *options, within=sub):
+        p = within.add_parser(name)
         p.add_argument("--settings", type=json.loads, default={}, help="JSON settings")
         for flags, kwargs in options:
             p.add_argument(*flags, **kwargs)
@@ -271,6 +294,27 @@ def _parser() -> argparse.ArgumentParser:
         (["--tests"], many),
         (["--position"], many),
         (["--out"], one),
+    )
+    store = sub.add_parser("store", help="check, compact or rebuild a response store")
+    maintenance = store.add_subparsers(dest="store_command", required=True)
+    folder = (["--store-dir"], one)
+    command("check", cmd_store_check, folder, (["--model"], {}), within=maintenance)
+    command(
+        "compact",
+        cmd_store_compact,
+        folder,
+        (["--model"], one),
+        (["--min-age-s"], {"type": float, "default": 600.0, "help": "skip younger segments"}),
+        within=maintenance,
+    )
+    command(
+        "rebuild",
+        cmd_store_rebuild,
+        folder,
+        (["--model"], one),
+        (["--results"], one),
+        (["--configfile"], one),
+        within=maintenance,
     )
     return parser
 

@@ -52,13 +52,13 @@ def step_requests(step: str, settings: dict, inputs: dict, granted: str) -> list
     return [Request(p, tuple(c)) for p, c in zip(table["prompt"], table["choices"], strict=True)]
 
 
-def not_in_store(requests: list[Request], model_settings: dict, store_path: Path) -> list[Request]:
+def not_in_store(
+    requests: list[Request], model_settings: dict, store_dir: Path, model: str
+) -> list[Request]:
     """The requests the model's store does not answer yet (all of them without a store)."""
-    if not store_path.is_file():
-        return requests
     identity = model_identity(model_settings)
     keys = [request_key(identity, r) for r in requests]
-    store = ResponseStore(store_path)
+    store = ResponseStore.open(store_dir, model)
     try:
         known = store.get(keys)
     finally:
@@ -86,7 +86,7 @@ def estimate_row(model: str, step: str, settings: dict, plan: QuestionPlan, stor
     low = plan.requests(step, settings, "no")
     row = {"model": model, "step": step, "questions": len(low)}
     if step == "step1":
-        low = high = not_in_store(low, settings["model"], store_dir / f"{model}.sqlite")
+        low = high = not_in_store(low, settings["model"], store_dir, model)
         row["in_store"] = row["questions"] - len(low)
     else:
         high = plan.requests(step, settings, "yes")

@@ -48,6 +48,25 @@ def read_name_lists(folder: str | Path) -> dict[str, list[str]]:
     return lists
 
 
+def same_answer(word: str, other: str) -> bool:
+    """Whether two answer words read the same to a model (case and surrounding spaces aside)."""
+    return word.strip().casefold() == other.strip().casefold()
+
+
+def check_answer_words(
+    names: dict[str, list[str]], folder: str | Path, answers: dict[str, str]
+) -> None:
+    """No name may read as an answer word: Q3 offers the two names beside both and neither."""
+    for gender, listed in names.items():
+        for name in listed:
+            for key, word in answers.items():
+                if same_answer(name, word):
+                    raise InputError(
+                        f"{Path(folder) / gender}: the name {name!r} reads as answers.{key} "
+                        f"({word!r}); remove the name or change answers.{key}"
+                    )
+
+
 def make_pairs(names: dict[str, list[str]], pairs: int | str, seed: int) -> pd.DataFrame:
     """All female x male pairs, or a seeded sample of ``pairs`` of them, in a stable order."""
     every = list(itertools.product(names["female"], names["male"]))

@@ -10,6 +10,7 @@ from typing import Any
 from hiremeornot.backends.location import model_location
 from hiremeornot.config import model_keys, validate_config
 from hiremeornot.errors import InputError
+from hiremeornot.names import same_answer
 from hiremeornot.occupations import select_occupations, shard_titles
 from hiremeornot.prompts import check_templates
 
@@ -28,6 +29,7 @@ def check_config(config: dict, source: str = "config") -> dict:
     """Validate the config and everything it names that can be checked without a model."""
     validate_config(config, source)
     check_templates(config["prompts"])
+    check_answer_space(config["answers"])
     if config["names"]["list"] not in config["sources"]["names"]:
         raise InputError(
             f"names.list: unknown name list {config['names']['list']!r}; "
@@ -43,6 +45,16 @@ def check_config(config: dict, source: str = "config") -> dict:
         check_vllm_job(name, settings)
     selected_occupations(config)
     return config
+
+
+def check_answer_space(answers: dict[str, str]) -> None:
+    """The two answers that one question offers side by side must read differently."""
+    for first, second in (("yes", "no"), ("both", "neither")):
+        if same_answer(answers[first], answers[second]):
+            raise InputError(
+                f"answers.{first} and answers.{second} read the same ({answers[first]!r}, "
+                f"{answers[second]!r}): a question would offer one answer twice"
+            )
 
 
 def check_vllm_job(name: str, settings: dict) -> None:

@@ -46,8 +46,9 @@ def prompt_bucket(prompt: str, buckets: int) -> int:
 
 
 def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd.DataFrame:
-    """The question table with the answer, its role (``choice``) and ``logprob_<role>`` columns."""
-    table = questions.drop(columns=["choices", "roles"]).copy()
+    """The question table (with its ``choices`` and ``roles``, from which ``store rebuild``
+    recovers each request) and the answer, its role (``choice``) and ``logprob_<role>`` columns."""
+    table = questions.copy()
     table["answer"] = [r.answer for r in responses]
     table["choice"] = [
         roles[choices.index(r.answer)]
@@ -124,7 +125,7 @@ def run_step(
         for prompt, choices in zip(questions["prompt"], questions["choices"], strict=True)
     ]
     model_settings = settings["model"]
-    store = ResponseStore(Path(store_dir) / f"{model}.sqlite")
+    store = ResponseStore.open(store_dir, model, label=f"{step}-shard{shard}")
     try:
         responses, summary = ask(
             requests,

@@ -30,7 +30,11 @@ rule dataset:
         "../../envs/core.yaml"
     params:
         settings=settings(
-            {**config["names"], "select": config["occupations"]["select"]}
+            {
+                **config["names"],
+                "select": config["occupations"]["select"],
+                "answers": config["answers"],
+            }
         ),
     shell:
         "hiremeornot dataset --settings {params.settings:q} --occupations {input.occupations:q}"

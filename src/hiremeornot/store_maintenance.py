@@ -1,0 +1,158 @@
+"""Keep a response store healthy: check its segments, compact them, rebuild it from the results.
+
+Each command works on the store folders of store.py; none changes an answer: ``compact`` writes
+the merged segment before it removes the merged ones, ``rebuild`` only adds what the step
+tables record, under the keys the step jobs used.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from hiremeornot.backends import Request, Response, model_identity
+from hiremeornot.errors import InputError, first_line
+from hiremeornot.questions import YES_NO
+from hiremeornot.store import (
+    COLUMNS,
+    ResponseStore,
+    create_segment,
+    legacy_file,
+    new_segment_name,
+    read_segment,
+    request_key,
+    segments,
+    uri,
+)
+from hiremeornot.tables_io import read_table
+
+log = logging.getLogger(__name__)
+
+
+def segment_problems(path: Path) -> list[str]:
+    """What is wrong with one segment: damage, a foreign schema, rows outside their answer space."""
+    try:
+        db = sqlite3.connect(uri(path), uri=True)
+    except sqlite3.DatabaseError as exc:
+        return [first_line(exc)]
+    try:
+        integrity = [row[0] for row in db.execute("PRAGMA integrity_check")]
+        if integrity != ["ok"]:
+            return [f"integrity_check: {integrity[0]}"]
+        columns = tuple(row[1] for row in db.execute("PRAGMA table_info(answers)"))
+        if columns != COLUMNS:
+            return [f"table answers has columns {list(columns)}, not {list(COLUMNS)}"]
+        bad = 0
+        for choices, answer, logprobs in db.execute(
+            "SELECT choices, answer, logprobs FROM answers"
+        ):
+            words, values = json.loads(choices), json.loads(logprobs)
+            bad += answer not in words or len(values) != len(words)
+        if bad:
+            return [
+                f"{bad} row(s) with an answer outside its choices or not one log-probability "
+                "per choice"
+            ]
+        return []
+    except (sqlite3.DatabaseError, ValueError) as exc:
+        return [first_line(exc)]
+    finally:
+        db.close()
+
+
+def check(store_dir: str | Path, model: str | None = None) -> list[str]:
+    """One line per bad segment (``path: problem``) of ``model``'s store, or of every store."""
+    store_dir = Path(store_dir)
+    if model is not None:
+        paths = segments(store_dir / model)
+    else:
+        paths = sorted(store_dir.glob("*/*.sqlite")) + sorted(store_dir.glob("*.sqlite"))
+    log.info("%s: checking %d segment(s)", store_dir, len(paths))
+    return [f"{path}: {problem}" for path in paths for problem in segment_problems(path)]
+
+
+def compact(folder: Path, min_age_s: float) -> Path | None:
+    """Merge the segments of ``folder`` unchanged for ``min_age_s`` (and an old single-file
+    store) into one new segment; None when there is nothing to merge.
+
+    The merged segment is written under a hidden name and renamed in before its sources are
+    removed, so that a reader never misses an answer. Unreadable segments stay (see check).
+    """
+    legacy = legacy_file(folder)
+    now = time.time()
+    sources = [path for path in segments(folder) if now - path.stat().st_mtime >= min_age_s]
+    if len(sources) < 2 and legacy not in sources:
+        log.info("%s: nothing to merge (%d segment(s) old enough)", folder, len(sources))
+        return None
+    target = folder / new_segment_name("compact")
+    merging = folder / f".{target.name}.merging"
+    db = create_segment(merging)
+    merge = f"INSERT OR IGNORE INTO main.answers SELECT {', '.join(COLUMNS)} FROM seg.answers"
+    merged = [path for path in sources if read_segment(db, path, lambda: db.execute(merge))]
+    count = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+    db.close()
+    os.replace(merging, target)
+    for path in merged:
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            leftover.unlink(missing_ok=True)
+    log.info("%s: %d segment(s) merged into %s (%d answers)", folder, len(merged), target, count)
+    return target
+
+
+def recorded_answers(
+    table: pd.DataFrame, path: Path, answers: Mapping[str, str]
+) -> Iterator[tuple[Request, Response]]:
+    """The requests and responses a step table records.
+
+    Tables written before the ``choices`` and ``roles`` columns are read for Steps 1 and 2 with
+    the config's yes/no words; Step 3 needs those columns.
+    """
+    if "choices" in table:
+        choices, roles = list(table["choices"]), list(table["roles"])
+    elif path.parent.name in ("step1", "step2"):
+        choices = [(answers["yes"], answers["no"])] * len(table)
+        roles = [YES_NO] * len(table)
+    else:
+        raise InputError(f"{path}: no choices column (an older table); run the step again")
+    logprobs = {
+        column.removeprefix("logprob_"): table[column].to_numpy()
+        for column in table.columns
+        if column.startswith("logprob_")
+    }
+    for row, (prompt, answer) in enumerate(zip(table["prompt"], table["answer"], strict=True)):
+        yield (
+            Request(prompt, tuple(str(word) for word in choices[row])),
+            Response(answer, tuple(float(logprobs[role][row]) for role in roles[row])),
+        )
+
+
+def rebuild(store_dir: str | Path, model: str, results: str | Path, config: dict[str, Any]) -> int:
+    """Add to ``model``'s store every answer its step tables in ``results`` record, keyed as the
+    step jobs keyed them (``config`` gives the model's settings); the number of tables read."""
+    if model not in config["models"]:
+        raise InputError(
+            f"--model: unknown model {model!r}; the config has {sorted(config['models'])}"
+        )
+    identity = model_identity(config["models"][model])
+    tables = sorted(Path(results, model).glob("step[123]/shard-*.parquet"))
+    if not tables:
+        raise InputError(f"{Path(results, model)}: no step tables (step1/shard-*.parquet, ...)")
+    store = ResponseStore.open(store_dir, model, label="rebuild")
+    try:
+        for path in tables:
+            pairs = recorded_answers(read_table(path), path, config["answers"])
+            store.put(
+                (request_key(identity, request), request, response) for request, response in pairs
+            )
+    finally:
+        store.close()
+    log.info("%s: rebuilt from %d step table(s) into %s", model, len(tables), store.segment)
+    return len(tables)

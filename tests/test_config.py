@@ -23,7 +23,7 @@ from hiremeornot.config import (
 )
 from hiremeornot.errors import InputError
 from hiremeornot.plan import check_config, conda_env, step_settings
-from tests.conftest import REPO, SHARED_DATA
+from tests.conftest import REPO, SHARED_DATA, needs_data
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
@@ -61,6 +61,7 @@ def test_bad_keys_and_values_are_named(change, message):
         validate_config(config(**change))
 
 
+@needs_data
 def test_checks_before_any_model_is_loaded():
     with pytest.raises(InputError, match=r"names.list: unknown name list 'x'"):
         check_config(config(names={"list": "x"}, local_data=str(SHARED_DATA)))
@@ -111,6 +112,7 @@ def test_backend_specific_keys_and_defaults_are_filled_per_backend():
     assert filled["openai"]["constraint"] == "json_schema" and filled["openai"]["mode"] == "sync"
 
 
+@needs_data
 @pytest.mark.parametrize(
     ("changes", "message"),
     [

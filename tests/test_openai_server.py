@@ -30,6 +30,7 @@ from hiremeornot.backends import Backend, BackendError, Request, Response, load_
 from hiremeornot.backends.choice_engine import token_strings
 from hiremeornot.backends.transformers_backend import TransformersBackend
 from hiremeornot.config import model_settings
+from tests.conftest import needs_data
 from tests.llama_server import ALIAS, MODEL, llama_server
 from tests.test_transformers_backend import fixed_prompt_set
 
@@ -37,7 +38,7 @@ pytest.importorskip(
     "llama_cpp", reason="llama-cpp-python[server] is not installed (the test extra installs it)"
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, needs_data]
 KEY_ENV = "HIREMEORNOT_LLAMA_SERVER_KEY"
 TOLERANCE_NATS = 0.5  # measured at most 0.27 (llama.cpp's Q4_1 arithmetic against fp32)
 MIN_AGREEMENT = 46 / 48  # two near ties (margin under 0.3 nats) may flip

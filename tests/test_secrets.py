@@ -6,11 +6,12 @@ import copy
 
 import pytest
 
+from tests.conftest import needs_data
 from tests.fake_openai import FakeOpenAI, serve
 from tests.test_openai_backend import KEY
 from tests.workflow_runs import TINY, run_tiny
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, needs_data]
 
 
 def api_config(url: str) -> dict:

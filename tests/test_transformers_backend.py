@@ -11,9 +11,9 @@ from hiremeornot.backends.transformers_backend import OutlinesChoice
 from hiremeornot.config import model_settings
 from hiremeornot.onet import extract_attributes
 from hiremeornot.prompts import PromptRenderer
-from tests.conftest import ONET_DIR, REPO
+from tests.conftest import ONET_DIR, REPO, needs_data
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, needs_data]
 TEMPLATES = yaml.safe_load((REPO / "config.yaml").read_text())["prompts"]
 PAIRS = [("Mary", "James"), ("Shirley", "Andrew"), ("Dorothy", "Thomas"), ("Jennifer", "Charles")]
 

@@ -240,14 +240,20 @@ def test_intervals_match_the_metrics_and_are_reproducible():
         biased_rows("pairs_alike", ["female", "male"] * 10),  # every pair has the same mean
     ],
 )
-def test_no_spread_gives_the_estimate(rows):
+def test_no_spread_never_collapses_the_interval(rows):
+    # every name alike: the bootstrap has no spread, but 10 names do not make a certainty; the
+    # interval is Hoeffding's bound for 10 independent units (difference range 2, rates 1)
     outcomes = outcomes_table(rows)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         intervals, _ = statistics(outcomes)
-    assert not intervals[["estimate", "low", "high"]].isna().any().any()
-    assert (intervals["low"] == intervals["estimate"]).all()
-    assert (intervals["high"] == intervals["estimate"]).all()
+    table = intervals.set_index("metric")
+    assert not table[["estimate", "low", "high"]].isna().any().any()
+    half = math.sqrt(math.log(2 / 0.05) / (2 * 10))
+    for metric, width in (("confirmation", 1), ("consistency", 1), ("difference", 2)):
+        row = table.loc[metric]
+        assert row["low"] == pytest.approx(max(row["estimate"] - width * half, 1 - width))
+        assert row["high"] == pytest.approx(min(row["estimate"] + width * half, 1))
 
 
 def test_one_name_on_a_side_gives_the_whole_range():

@@ -96,11 +96,18 @@ class NameBootstrap:
 
     def interval(self, confidence: float, lowest, highest) -> tuple[np.ndarray, np.ndarray]:
         """estimate +- t(df) x SE of each column, clipped to [lowest, highest] (scalars or one
-        per column); that whole range with a single name on one side."""
+        per column); that whole range with a single name on one side.
+
+        Where the names show no spread at all (SE 0), a t interval would collapse to a point
+        however few the names: the half-width is then Hoeffding's distribution-free bound for the
+        mean of df + 1 independent units in the range, (range) x sqrt(ln(2 / alpha) / (2 k)).
+        """
         if self.df < 1:
             shape = self.estimate.shape
             return np.broadcast_to(lowest, shape).copy(), np.broadcast_to(highest, shape).copy()
-        half = t_dist.ppf((1 + confidence) / 2, self.df) * self.se
+        units = self.df + 1
+        hoeffding = (highest - lowest) * np.sqrt(np.log(2 / (1 - confidence)) / (2 * units))
+        half = np.where(self.se > 0, t_dist.ppf((1 + confidence) / 2, self.df) * self.se, hoeffding)
         return (
             np.clip(self.estimate - half, lowest, highest),
             np.clip(self.estimate + half, lowest, highest),

@@ -129,10 +129,6 @@ def write_difference_table(
     write_markdown(f"{caption}\n\n{notes}\n\n{body}", md)
 
 
-def _share(part: float, whole: float) -> str:
-    return f"{part / whole:.0%}" if whole else "n/a"
-
-
 def _listed(frame: pd.DataFrame) -> str:
     return ", ".join(
         f"{o} ({d:+.2f})" for o, d in zip(frame["occupation"], frame["difference"], strict=True)
@@ -183,7 +179,7 @@ def model_summary(
         ]
     for question in ("q2", "q3"):
         asked = position[position["question"] == question]
-        share = _share(asked["first_listed"].sum(), asked["n_named"].sum())
+        share = _percent(_first_listed_share(position, question))
         biased = int((asked["q_value"] < alpha).sum())
         lines.append(
             f"{question.upper()} named the first-listed subject in {share} of the answers that "

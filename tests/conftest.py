@@ -35,3 +35,16 @@ def tiny_run(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("tiny-run")
     run_tiny(workdir)
     return workdir
+
+
+@pytest.fixture()
+def fake(monkeypatch):
+    """The fake OpenAI-compatible server (tests/fake_openai.py), at ``fake.url``, its key set."""
+    from tests.fake_openai import FakeOpenAI, serve
+    from tests.test_openai_backend import KEY
+
+    monkeypatch.setenv("HIREMEORNOT_TEST_KEY", KEY)
+    fake = FakeOpenAI()
+    with serve(fake) as url:
+        fake.url = url
+        yield fake

@@ -3,8 +3,11 @@
 Chat completions: each request takes the next entry of ``faults`` (then "ok"): "429"
 (Retry-After: 0), "500", "timeout" (answers too late), "reset" (drops the connection),
 "malformed" (a body that is not JSON), "bad_json" (content that is not the answer JSON),
-"outside" (an answer not offered), or "ok" (the first offered choice, with token
-log-probabilities). It reads the answer space from whichever constraint the request uses.
+"outside" (an answer not offered), or "ok" (the first offered choice, or what ``choose``
+picks, with token log-probabilities). It reads the answer space from whichever constraint the
+request uses. Replies report ``served_model`` as their model and ``system_fingerprint``; with
+``alternatives`` (a log-probability per offered choice) every token lists each choice's first
+character among its top log-probabilities. Changing these between runs injects a drift.
 
 Batch API: files are uploaded and served back; a batch stays "in_progress" for
 ``batch_polls`` retrievals, then completes, each line answered as a chat completion
@@ -20,11 +23,18 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
 
-def completion(content: str | None, tokens: list[dict], tool_call: str | None = None) -> dict:
+def completion(
+    content: str | None,
+    tokens: list[dict],
+    tool_call: str | None = None,
+    model: str = "fake",
+    fingerprint: str | None = None,
+) -> dict:
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_call is not None:
         function = {"name": "answer", "arguments": tool_call}
@@ -33,7 +43,8 @@ def completion(content: str | None, tokens: list[dict], tool_call: str | None = 
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "created": 0,
-        "model": "fake",
+        "model": model,
+        "system_fingerprint": fingerprint,
         "choices": [
             {
                 "index": 0,
@@ -76,6 +87,10 @@ class FakeOpenAI:
         self.batches: dict[str, dict] = {}
         self.batch_polls = 1
         self.batch_error: str | None = None  # a message: the next batch fails validation
+        self.served_model = "fake"  # the model id replies report
+        self.system_fingerprint: str | None = None
+        self.choose: Callable[[str, list[str]], str] | None = None  # (prompt, offered) -> answer
+        self.alternatives: list[float] | None = None  # per offered choice, see the docstring
         self._lock = threading.Lock()
 
     def next_fault(self) -> str:
@@ -92,14 +107,25 @@ class FakeOpenAI:
         if "logit_bias" in body:
             return 200, {}, json.dumps(self.one_token(body, fault)).encode()
         choices = offered_choices(body)
-        answer = {"outside": "Maybe", "bad_json": None}.get(fault, choices[0])
+        prompt = body["messages"][-1]["content"]
+        chosen = self.choose(prompt, choices) if self.choose else choices[0]
+        answer = {"outside": "Maybe", "bad_json": None}.get(fault, chosen)
         if "response_format" in body or "tools" in body:
             content = "not json" if answer is None else json.dumps({"answer": answer})
         else:
             content = answer or ""
+        served = {"model": self.served_model, "fingerprint": self.system_fingerprint}
         if "tools" in body:
-            return 200, {}, json.dumps(completion(None, [], tool_call=content)).encode()
-        return 200, {}, json.dumps(completion(content, char_tokens(content))).encode()
+            reply = completion(None, [], tool_call=content, **served)
+            return 200, {}, json.dumps(reply).encode()
+        tokens = char_tokens(content)
+        if self.alternatives is not None:
+            top = [
+                {"token": choice[0], "logprob": logprob}
+                for choice, logprob in zip(choices, self.alternatives, strict=True)
+            ]
+            tokens = [{**token, "top_logprobs": top} for token in tokens]
+        return 200, {}, json.dumps(completion(content, tokens, **served)).encode()
 
     def one_token(self, body: dict, fault: str) -> dict:
         """The first biased token, with every biased token among the top log-probabilities."""
@@ -107,7 +133,9 @@ class FakeOpenAI:
         top = [{"token": t, "logprob": -1.0 - i} for i, t in enumerate(texts)]
         chosen = "Maybe" if fault == "outside" else texts[0]
         token = {"token": chosen, "logprob": -1.0, "top_logprobs": top}
-        return completion(chosen, [token])
+        return completion(
+            chosen, [token], model=self.served_model, fingerprint=self.system_fingerprint
+        )
 
     def batch_lines(self, requests: bytes) -> tuple[bytes, bytes]:
         """(output file, error file) of a batch's request file."""

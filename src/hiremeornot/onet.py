@@ -19,6 +19,8 @@ from hiremeornot.errors import InputError
 from hiremeornot.tables_io import read_tsv
 
 ATTRIBUTE_FILES = {"skill": "Skills.txt", "knowledge": "Knowledge.txt", "ability": "Abilities.txt"}
+# Every file of the release the pipeline reads (the run manifest hashes them).
+FILES_READ = ("Occupation Data.txt", "Content Model Reference.txt", *ATTRIBUTE_FILES.values())
 RATING_COLUMNS = ["O*NET-SOC Code", "Element ID", "Element Name", "Scale ID", "Data Value"]
 SUPPRESS_COLUMN = "Recommend Suppress"
 SUPPRESSED_CHOICES = ("keep", "drop")

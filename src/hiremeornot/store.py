@@ -31,7 +31,12 @@ from hiremeornot.errors import InputError, first_line
 
 log = logging.getLogger(__name__)
 
-COLUMNS = ("key", "prompt", "choices", "answer", "logprobs", "created")
+# Every segment has these; segments written before the served model was recorded have no more.
+REQUIRED_COLUMNS = ("key", "prompt", "choices", "answer", "logprobs", "created")
+# What an API reported serving each answer (NULL for backends that report nothing, and in
+# older segments, which lack the columns and read as NULL).
+IDENTITY_COLUMNS = ("served_model", "system_fingerprint")
+COLUMNS = REQUIRED_COLUMNS + IDENTITY_COLUMNS
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
@@ -39,9 +44,12 @@ CREATE TABLE IF NOT EXISTS answers (
     choices TEXT NOT NULL,
     answer TEXT NOT NULL,
     logprobs TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    served_model TEXT,
+    system_fingerprint TEXT
 )
 """
+_RESPONSE_COLUMNS = ("key", "answer", "logprobs", *IDENTITY_COLUMNS)
 _ATTEMPTS = 3  # a segment being committed by its writer is read again after a short pause
 
 
@@ -171,6 +179,13 @@ def visit_segments(db: sqlite3.Connection, folder: Path, read: Callable[[], None
             return done
 
 
+def segment_columns(db: sqlite3.Connection, columns: Iterable[str] = COLUMNS) -> str:
+    """The SELECT list of ``columns`` from the attached segment ``seg``: NULL for the identity
+    columns of a segment written before they existed."""
+    present = {row[1] for row in db.execute("PRAGMA seg.table_info(answers)")}
+    return ", ".join(c if c in present else f"NULL AS {c}" for c in columns)
+
+
 def scratch_connection() -> sqlite3.Connection:
     """An in-memory database that segments can be attached to."""
     return sqlite3.connect("file::memory:", uri=True, isolation_level=None, timeout=2.0)
@@ -213,10 +228,14 @@ class ResponseStore:
 
         def read() -> None:
             rows = self._reader.execute(
-                "SELECT key, answer, logprobs FROM seg.answers CROSS JOIN wanted USING (key)"
+                f"SELECT {segment_columns(self._reader, _RESPONSE_COLUMNS)} FROM seg.answers "
+                "CROSS JOIN wanted USING (key)"
             ).fetchall()
-            for key, answer, logprobs in rows:
-                found.setdefault(key, Response(answer, tuple(json.loads(logprobs))))
+            for key, answer, logprobs, served_model, fingerprint in rows:
+                found.setdefault(
+                    key,
+                    Response(answer, tuple(json.loads(logprobs)), served_model, fingerprint),
+                )
 
         visit_segments(self._reader, self.folder, read)
         return found
@@ -237,6 +256,8 @@ class ResponseStore:
                     response.answer,
                     json.dumps(list(response.logprobs)),
                     time.time(),
+                    response.served_model,
+                    response.system_fingerprint,
                 )
             )
         if not rows:
@@ -251,7 +272,9 @@ class ResponseStore:
         with self._writer:
             self._writer.execute("BEGIN IMMEDIATE")
             self._writer.executemany(
-                "INSERT OR IGNORE INTO answers VALUES (?, ?, ?, ?, ?, ?)", rows
+                f"INSERT OR IGNORE INTO answers ({', '.join(COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(COLUMNS))})",
+                rows,
             )
 
     def __len__(self) -> int:

@@ -19,10 +19,17 @@ class Request:
 
 @dataclass(frozen=True)
 class Response:
-    """The chosen answer and the log-probability the model gives each choice (same order)."""
+    """The chosen answer and the log-probability the model gives each choice (same order).
+
+    An API reports which model served the reply (``served_model``, e.g. a dated snapshot behind
+    an alias) and may report a ``system_fingerprint`` of its serving configuration; both are
+    None for backends that report neither.
+    """
 
     answer: str
     logprobs: tuple[float, ...]
+    served_model: str | None = None
+    system_fingerprint: str | None = None
 
 
 class BackendSettings:

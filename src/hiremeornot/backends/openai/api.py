@@ -71,15 +71,21 @@ class ChatAPI:
             f"{problem} (prompt {request.prompt[:80]!r}...)"
         )
 
-    def response(self, request: Request, reply: Any) -> Response:
-        """The answer of a reply choice; an error if it is malformed or outside the choices."""
+    def response(self, request: Request, completion: Any) -> Response:
+        """The answer of a chat completion's first choice, with the model id and the system
+        fingerprint the server reports; an error if it is malformed or outside the choices."""
         try:
-            answer, logprobs = self.constraint.parse(reply, request.choices)
-        except ValueError as exc:
-            raise self.fail(request, str(exc)) from None
+            answer, logprobs = self.constraint.parse(completion.choices[0], request.choices)
+        except (ValueError, IndexError) as exc:
+            raise self.fail(request, str(exc) or "the reply has no choices") from None
         if answer not in request.choices:
             raise self.fail(request, f"answered {answer!r}, outside {list(request.choices)}")
-        return Response(answer, logprobs)
+        return Response(
+            answer,
+            logprobs,
+            served_model=getattr(completion, "model", None) or None,
+            system_fingerprint=getattr(completion, "system_fingerprint", None) or None,
+        )
 
     def preflight(self, requests: Sequence[Request]) -> None:
         """Log the run's size and estimated cost; refuse it if over ``max_cost_usd``."""

@@ -138,7 +138,7 @@ class OpenAIBatchBackend(Backend):
                 failed[index] = f"HTTP {response.get('status_code')}: {problem}"
                 continue
             try:
-                reply = ChatCompletion.model_validate(response["body"]).choices[0]
+                reply = ChatCompletion.model_validate(response["body"])
                 answered[index] = self.api.response(requests[index], reply)
             except (BackendError, ValueError, IndexError) as exc:
                 failed[index] = str(exc)

@@ -42,14 +42,17 @@ class OpenAIBackend(Backend):
         self.api.preflight(requests)
 
     def _complete(self, request: Request) -> Any:
-        """The reply's first choice; a reply body that is not JSON is asked again (limited)."""
+        """The chat completion (with at least one choice); a reply body that is not JSON is
+        asked again (limited)."""
         import openai
 
         arguments = self.api.arguments(request)
         for attempt in range(self.api.settings.max_retries + 1):
             self.limiter.wait()
             try:
-                return self.api.client.chat.completions.create(**arguments).choices[0]
+                completion = self.api.client.chat.completions.create(**arguments)
+                completion.choices[0]  # noqa: B018 (a reply without choices is malformed)
+                return completion
             except openai.APIError as exc:
                 raise self.api.fail(request, f"{type(exc).__name__}: {exc}") from None
             except (ValueError, IndexError, AttributeError) as exc:

@@ -1,0 +1,34 @@
+# Not part of `all`: ask for it, e.g. `snakemake results/compare/<A>_vs_<B>.md` for two models of
+# this config (docs/compare.md; two result folders of one model: `hiremeornot compare`).
+rule compare:
+    input:
+        a_tables=lambda wc: model_step_tables(wc.a),
+        b_tables=lambda wc: model_step_tables(wc.b),
+        a_outcomes="results/{a}/outcomes.tsv",
+        b_outcomes="results/{b}/outcomes.tsv",
+        a_granted="results/{a}/granted.parquet",
+        b_granted="results/{b}/granted.parquet",
+    output:
+        md="results/compare/{a}_vs_{b}.md",
+        tsv="results/compare/{a}_vs_{b}.tsv",
+        changed="results/compare/{a}_vs_{b}_changed.tsv",
+        png=report(
+            "results/compare/{a}_vs_{b}.png",
+            caption="../report/compare.rst",
+            category="Comparisons",
+        ),
+    log:
+        "logs/compare/{a}_vs_{b}.log",
+    wildcard_constraints:
+        a="|".join(MODELS),
+        b="|".join(MODELS),
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings(config["report"]),
+    shell:
+        "hiremeornot compare --settings {params.settings:q}"
+        " --a-model {wildcards.a} --a-results results --a-tables {input.a_tables:q}"
+        " --b-model {wildcards.b} --b-results results --b-tables {input.b_tables:q}"
+        " --out-md {output.md:q} --out-tsv {output.tsv:q} --out-png {output.png:q}"
+        " --out-changed {output.changed:q} 2> {log:q}"

@@ -11,6 +11,9 @@ include: "workflow/rules/download.smk"
 include: "workflow/rules/dataset.smk"
 include: "workflow/rules/steps.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/wordings.smk"
+include: "workflow/rules/audit.smk"
+include: "workflow/rules/compare.smk"
 
 
 rule all:

@@ -87,11 +87,11 @@ def test_checks_before_any_model_is_loaded():
 
 def test_step_settings_hold_only_what_each_step_uses():
     loaded = load_config(REPO / "config.yaml")
-    assert set(step_settings(loaded, "smollm2-135m", "step1")["prompts"]) == {
+    assert set(step_settings(loaded, "smollm2-135m", "step1")["prompts"]["paper"]) == {
         "context",
         "attribute_question",
     }
-    assert "q1" not in step_settings(loaded, "smollm2-135m", "step3")["prompts"]
+    assert "q1" not in step_settings(loaded, "smollm2-135m", "step3")["prompts"]["paper"]
 
 
 def test_backend_specific_keys_and_defaults_are_filled_per_backend():

@@ -25,7 +25,7 @@ def answers(rows, sure=True):
     step2, step3 = [], []
     yes_no, two, four = ["yes", "no"], ["female", "male"], ["female", "male", "both", "neither"]
     for instance, occupation, q1f, q1m, q2, q3 in rows:
-        base = {"instance_id": instance, "occupation": occupation}
+        base = {"wording": "paper", "instance_id": instance, "occupation": occupation}
         step2 += [
             {**base, "gender": "female", "choice": q1f, **logprobs(q1f, yes_no, sure)},
             {**base, "gender": "male", "choice": q1m, **logprobs(q1m, yes_no, sure)},

@@ -19,6 +19,8 @@ DOWNSTREAM = {
     "figures",
     "difference_table",
     "summary",
+    "manifest",
+    "export",
     "all",
 }
 
@@ -54,6 +56,19 @@ def test_editing_q1_reruns_only_step2_and_what_depends_on_it(tiny_run, tmp_path)
             assert "Params have changed since last execution" in reason
 
 
+def test_editing_the_step1_question_reruns_steps_2_and_3_through_its_answers(tiny_run, tmp_path):
+    run = copy_run(tiny_run, tmp_path / "run")
+    config = edited(attribute_question="Does {subject} have the {attribute} {attribute_type}?")
+    jobs = planned_jobs(run_tiny(run, "-n", config=config).stdout)
+    every_job = [
+        (m, step, "0") for m in (MODEL, OTHER_MODEL) for step in ("step1", "step2", "step3")
+    ]
+    assert asked(jobs) == sorted([*every_job, (MODEL, "step2", "1"), (MODEL, "step3", "1")])
+    for rule, wildcards, reason in jobs:
+        if rule == "ask_model" and wildcards["step"] != "step1":
+            assert "updated by another job" in reason and "step1/shard-0.json" in reason
+
+
 def test_editing_one_models_settings_reruns_only_that_model(tiny_run, tmp_path):
     run = copy_run(tiny_run, tmp_path / "run")
     config = copy.deepcopy(TINY)
@@ -79,5 +94,5 @@ def test_a_rerun_job_asks_only_its_changed_prompts(tiny_run, tmp_path):
         )
         assert expected in log, log[-500:]
     assert (run / f"logs/ask_model/{MODEL}/step1/shard-0.log").read_text() == step1_log
-    step3 = pd.read_parquet(run / f"results/{MODEL}/step3/shard-0.parquet")
+    step3 = pd.read_parquet(run / f"results/{MODEL}/step3/paper/shard-0.parquet")
     assert step3[step3["question"] == "q3"]["prompt"].str.contains("get the job of a").all()

@@ -16,6 +16,7 @@ REPORT = {
     "equivalence_margin": 0.1,
     "confidence": 0.95,
     "power_differences": [0.2],
+    "wordings": ["paper"],
 }
 
 

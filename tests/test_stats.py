@@ -36,6 +36,7 @@ def outcomes_table(rows):
         rows, columns=["occupation", "pair", "order", "q1_female", "q1_male", "q2", "q3"]
     )
     table["instance_id"] = table["occupation"] + "|" + table["pair"] + "|" + table["order"]
+    table["wording"] = "paper"
     table["female"] = table["pair"].str.split("-").str[0]
     table["male"] = table["pair"].str.split("-").str[1]
     chosen_q1 = table["q1_female"].where(table["q2"] == "female", table["q1_male"])
@@ -334,6 +335,7 @@ def test_attribute_gaps_hand_computed():
             else {"logprob_yes": -2.4, "logprob_no": -0.1}
         )
         return {
+            "wording": "paper",
             "instance_id": f"pilot|{pair}|female_first",
             "female": pair.split("-")[0],
             "male": pair.split("-")[1],

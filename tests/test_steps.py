@@ -16,6 +16,7 @@ from hiremeornot.steps import build_questions
 from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, needs_data, subjects_dir
 
 pytestmark = needs_data
+PAPER = ["paper"]
 
 CONFIG = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
 
@@ -40,7 +41,7 @@ def settings(step, shard_size=0, step1_shards=1):
 def answered_step1(inputs, shards=1, granted="Critical Thinking"):
     """Every Step-1 shard's questions, answered yes for one attribute only."""
     step1 = pd.concat(
-        build_questions("step1", i, settings("step1", step1_shards=shards), inputs)
+        build_questions("step1", i, settings("step1", step1_shards=shards), inputs, PAPER)
         for i in range(shards)
     )
     step1["choice"] = ["yes" if a == granted else "no" for a in step1["attribute"]]
@@ -50,17 +51,19 @@ def answered_step1(inputs, shards=1, granted="Critical Thinking"):
 def test_step1_asks_each_distinct_question_once_across_its_shards(inputs):
     per_instance = 4 * 3 * 2 * 2 * 15  # occupations x pairs x orders x subjects x attributes
     shards = [
-        build_questions("step1", i, settings("step1", step1_shards=4), inputs) for i in range(4)
+        build_questions("step1", i, settings("step1", step1_shards=4), inputs, PAPER)
+        for i in range(4)
     ]
     together = pd.concat(shards)
     assert together["prompt"].is_unique
     distinct_attributes = inputs["attributes"]["element_id"].nunique()
     assert len(together) == 3 * 2 * 2 * distinct_attributes < per_instance
     assert all(len(s) for s in shards)  # every shard has work
-    whole = build_questions("step1", 0, settings("step1"), inputs)
+    whole = build_questions("step1", 0, settings("step1"), inputs, PAPER)
     assert set(whole["prompt"]) == set(together["prompt"])
     # the occupation shards of Steps 2-3 do not split Step 1
-    assert len(build_questions("step1", 0, settings("step1", shard_size=1), inputs)) == len(whole)
+    one_shard = build_questions("step1", 0, settings("step1", shard_size=1), inputs, PAPER)
+    assert len(one_shard) == len(whole)
 
 
 def test_step1_answers_join_every_instance_by_key(inputs):
@@ -69,7 +72,7 @@ def test_step1_answers_join_every_instance_by_key(inputs):
     granted = join_step1(rows, answered_step1(inputs, shards=3))
     assert len(granted) == len(rows)
     # each joined answer is the one asked with exactly this row's prompt
-    renderer = PromptRenderer(settings("step1")["prompts"])
+    renderer = PromptRenderer(settings("step1")["prompts"]["paper"])
     by_prompt = answered_step1(inputs).set_index("prompt")["choice"]
     for i in range(0, len(rows), 97):
         row = rows.iloc[i]
@@ -85,24 +88,22 @@ def test_step1_answers_join_every_instance_by_key(inputs):
     assert (granted["choice"] == "yes").sum() == (rows["attribute"] == "Critical Thinking").sum()
 
 
-def test_steps_2_and_3_read_f_a_from_the_joined_answers(inputs):
-    granted = join_step1(
-        step1_rows(inputs["instances"], inputs["attributes"]), answered_step1(inputs)
-    )
+def test_steps_2_and_3_read_f_a_from_the_step1_answers(inputs):
+    step1 = answered_step1(inputs)
     shard_instances = inputs["instances"][
         inputs["instances"]["occupation"].isin(["doctor", "nurse"])
     ]
-    step2 = build_questions("step2", 0, settings("step2", 2), {**inputs, "granted": granted})
+    step2 = build_questions("step2", 0, settings("step2", 2), {**inputs, "step1": step1}, PAPER)
     assert len(step2) == len(shard_instances) * 2
     assert step2["prompt"].str.contains(" has Critical Thinking skill. Is ").all()
-    step3 = build_questions("step3", 1, settings("step3", 2), {**inputs, "granted": granted})
+    step3 = build_questions("step3", 1, settings("step3", 2), {**inputs, "step1": step1}, PAPER)
     assert set(step3["occupation"]) == {"pilot", "surgeon"}
     assert list(step3["question"].value_counts()) == [12, 12]
 
 
 def test_steps_2_and_3_do_not_depend_on_step1_templates():
     for step in ("step2", "step3"):
-        assert "attribute_question" not in settings(step)["prompts"]
+        assert "attribute_question" not in settings(step)["prompts"]["paper"]
         assert "step1_shards" not in settings(step)["model"]
     assert "shard_size" not in settings("step1")["model"]
 

@@ -16,7 +16,7 @@ from hiremeornot.backends.base import Request
 from hiremeornot.cli import main
 from hiremeornot.config import load_config
 from hiremeornot.plan import step_settings
-from hiremeornot.questions import join_step1, step1_rows
+from hiremeornot.prompts import PAPER
 from hiremeornot.steps import STEPS, attach_answers, build_questions
 from hiremeornot.store import ResponseStore, request_key, segments
 from hiremeornot.store_maintenance import check, compact
@@ -120,11 +120,11 @@ def test_a_reader_never_loses_answers_during_compaction(tmp_path):
 def answered_tables(results: Path, config: dict, step1_inputs: dict) -> tuple[Path, Path]:
     """The step tables of model m, asked as run_step asks them, and the store they filled."""
     store_dir = results / "store"
-    granted = None
+    step1 = None
     for step in STEPS:
         settings = step_settings(config, "m", step)
-        step_inputs = {**step1_inputs, "granted": granted} if granted is not None else step1_inputs
-        questions = build_questions(step, 0, settings, step_inputs)
+        step_inputs = {**step1_inputs, "step1": step1} if step1 is not None else step1_inputs
+        questions = build_questions(step, 0, settings, step_inputs, ["paper"])
         store = ResponseStore.open(store_dir, "m", label=f"{step}-shard0")
         responses, _ = ask(
             [
@@ -136,10 +136,9 @@ def answered_tables(results: Path, config: dict, step1_inputs: dict) -> tuple[Pa
             lambda: CountingBackend(batch_size=50),
         )
         table = attach_answers(questions, responses)
-        write_table(table, results / "m" / step / "shard-0.parquet")
+        write_table(table, results / "m" / step / PAPER / "shard-0.parquet")
         if step == "step1":
-            rows = step1_rows(step1_inputs["instances"], step1_inputs["attributes"])
-            granted = join_step1(rows, table)
+            step1 = table
     return store_dir, results
 
 
@@ -161,12 +160,14 @@ def test_a_rebuilt_store_equals_the_original(tmp_path, inputs, capsys):  # noqa:
 
     assert rebuild_into(tmp_path / "new") == 0
     assert stored(tmp_path / "new" / "m") == original
-    # tables written before the choices column: Steps 1 and 2 from the config's words
-    for step in ("step1", "step2"):
-        path = results / "m" / step / "shard-0.parquet"
-        write_table(pd.read_parquet(path).drop(columns=["choices", "roles"]), path)
+    # tables written before the choices column (and wordings): Steps 1 and 2 from the config's
+    # words
+    for step in ("step1", "step2", "step3"):
+        path = results / "m" / step / PAPER / "shard-0.parquet"
+        table = pd.read_parquet(path).drop(columns=["choices", "roles", "wording"])
+        write_table(table, results / "m" / step / "shard-0.parquet")
+        path.unlink()
     step3 = results / "m" / "step3" / "shard-0.parquet"
-    write_table(pd.read_parquet(step3).drop(columns=["choices", "roles"]), step3)
     assert rebuild_into(tmp_path / "older") == 1
     assert f"{step3}: no choices column" in capsys.readouterr().err
     step3.unlink()

@@ -82,4 +82,4 @@ def planned_jobs(output: str) -> list[tuple[str, dict[str, str], str]]:
 
 
 def step_tables(results: Path, model: str, step: str) -> list[Path]:
-    return sorted((results / model / step).glob("shard-*.parquet"))
+    return sorted((results / model / step).glob("*/shard-*.parquet"))

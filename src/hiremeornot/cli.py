@@ -15,9 +15,13 @@ import time
 from pathlib import Path
 
 from hiremeornot import (
+    compare,
     download,
+    drift,
     estimate,
+    export,
     figures,
+    manifest,
     metrics,
     names,
     occupations,
@@ -26,8 +30,9 @@ from hiremeornot import (
     report,
     stats,
     store_maintenance,
+    wordings,
 )
-from hiremeornot.backends import BackendError, gguf_cache
+from hiremeornot.backends import BackendError, gguf_cache, load_backend
 from hiremeornot.backends.location import locate_model
 from hiremeornot.config import load_config
 from hiremeornot.dataset import build_instances
@@ -74,17 +79,31 @@ def cmd_dataset(args, settings):
 
 
 def cmd_step(args, settings):
-    paths = {"instances": args.instances}
-    paths.update({"attributes": args.attributes} if args.step == "step1" else {})
-    paths.update({"granted": args.granted} if args.step != "step1" else {})
-    summary = run_step(args.step, args.model, settings, args.shard, paths, args.out, args.store_dir)
+    paths = {"instances": args.instances, "attributes": args.attributes}
+    if args.step != "step1":
+        if not args.step1:
+            raise InputError(f"{args.step} needs --step1 (the model's Step-1 tables)")
+        paths["step1"] = args.step1
+    if len(args.wordings) != len(args.out):
+        raise InputError(f"--wordings {args.wordings} and --out {args.out} differ in length")
+    outputs = dict(zip(args.wordings, args.out, strict=True))
+    started = manifest.now()
+    summary = run_step(args.step, args.model, settings, args.shard, paths, outputs, args.store_dir)
+    record = manifest.job_record(
+        args.model, args.step, args.shard, summary, started, manifest.now()
+    )
+    for path in args.out:  # the run manifest reads each job's record from its tables
+        manifest.stamp_table(path, record)
+    manifest.write_json({**record, "tables": outputs}, args.record)
     log.info(summary.line(f"{args.model} {args.step} shard {args.shard}"))
 
 
 def cmd_estimate(args, settings):
     instances = read_table(args.instances)
     by_model = settings["models"]
-    table = estimate.estimate(by_model, instances, read_table(args.attributes), args.store_dir)
+    table = estimate.estimate(
+        by_model, instances, read_table(args.attributes), args.store_dir, settings["wordings"]
+    )
     write_table(table, args.out_tsv)
     power_section = power.power_markdown(instances, list(by_model), settings["report"])
     report.write_markdown(estimate.markdown(table) + "\n" + power_section, args.out_md)
@@ -155,8 +174,91 @@ def cmd_summary(args, settings):
             settings["models"], args.metrics, args.tests, args.position, strict=True
         )
     }
+    for model, path in zip(settings["models"], args.robustness or [], strict=False):
+        tables[model]["robustness"] = read_table(path)
     text = report.summary(settings["models"], tables, settings["report"])
+    if args.manifest:
+        text += "\n" + manifest.markdown_section(manifest.read_json(args.manifest))
     report.write_markdown(text, args.out)
+
+
+def cmd_wordings(args, settings):
+    outcomes = read_table(args.outcomes)
+    per_wording = wordings.wording_metrics(outcomes, settings["difference"], settings)
+    table = wordings.robustness(
+        per_wording, outcomes, read_table(args.intervals), read_table(args.tests)
+    )
+    write_table(per_wording, args.out_metrics)
+    write_table(table, args.out_robustness)
+    figures.wording_differences(per_wording, table, args.model, args.out_png)
+
+
+def cmd_manifest(args, settings):
+    built = manifest.build_manifest(
+        settings,
+        repo=args.repo,
+        data_root=args.data_root,
+        inputs=[*manifest.onet_files(args.onet_dir), *args.inputs],
+        dataset=args.dataset,
+        tables=args.tables,
+        store_dir=args.store_dir,
+    )
+    manifest.write_json(built, args.out)
+
+
+def cmd_export(args, settings):
+    files = export.export_run(
+        args.manifest, args.tables, args.instances, args.attributes, args.out_dir
+    )
+    log.info("%d rows in %d files", sum(f["rows"] for f in files), len(files))
+
+
+def _run_label(model: str, results: str, other_model: str) -> str:
+    """A run's name in a comparison: its model, and its folder where both runs are one model's."""
+    return model if model != other_model else f"{model} ({results})"
+
+
+def cmd_compare(args, settings):
+    """Compare two runs: two models of one config, or two result folders of one model."""
+    report_settings = settings or load_config(args.configfile)["report"]
+    a_label = args.a_label or _run_label(args.a_model, args.a_results, args.b_model)
+    b_label = args.b_label or _run_label(args.b_model, args.b_results, args.a_model)
+    if a_label == b_label:
+        raise InputError(f"both runs are {a_label!r}: compare two models or two result folders")
+    a = compare.load_run(Path(args.a_results) / args.a_model, a_label, args.a_tables)
+    b = compare.load_run(Path(args.b_results) / args.b_model, b_label, args.b_tables)
+    result = compare.compare(a, b, report_settings)
+    write_table(result.changes, args.out_tsv)
+    if args.out_changed:
+        write_table(compare.changed_questions(result), args.out_changed)
+    figures.paired_changes(result.changes, a_label, b_label, args.out_png)
+    report.write_markdown(compare.markdown(result), args.out_md)
+    total = result.flips[result.flips["step"] == "all"].iloc[0]
+    log.info("%d of %d identical questions flipped", total["flipped"], total["identical"])
+
+
+def cmd_drift(args, settings):
+    """Ask a sample of a model's stored questions again, bypassing the store."""
+    config = load_config(args.configfile)
+    if args.model not in config["models"]:
+        raise InputError(
+            f"--model: unknown model {args.model!r}; "
+            f"{args.configfile} has {sorted(config['models'])}"
+        )
+    model_settings = config["models"][args.model]
+    state_dir = Path(args.out_md).with_suffix(".batches")  # the Batch API's journal, if used
+    result = drift.check_drift(
+        args.store_dir or config["store_dir"],
+        args.model,
+        model_settings,
+        args.sample,
+        args.seed,
+        lambda: load_backend(model_settings["backend"], model_settings, state_dir=state_dir),
+    )
+    write_table(result.table, args.out_tsv)
+    report.write_markdown(drift.markdown(result), args.out_md)
+    found = drift.findings(result)
+    log.info("%d of %d answers agree with the store", found["agree"], found["n"])
 
 
 def cmd_store_check(args, settings):
@@ -217,10 +319,12 @@ def _parser() -> argparse.ArgumentParser:
         (["--model"], one),
         (["--shard"], {"type": int, "required": True}),
         (["--instances"], one),
-        (["--attributes"], {}),
-        (["--granted"], {}),
+        (["--attributes"], one),
+        (["--step1"], {"nargs": "+"}),
         (["--store-dir"], one),
-        (["--out"], one),
+        (["--wordings"], many),
+        (["--out"], many),
+        (["--record"], one),
     )
     command(
         "metrics",
@@ -293,7 +397,73 @@ def _parser() -> argparse.ArgumentParser:
         (["--metrics"], many),
         (["--tests"], many),
         (["--position"], many),
+        (["--manifest"], {"help": "results/manifest.json: adds the Run manifest section"}),
+        (["--robustness"], {"nargs": "+", "help": "each model's wordings/robustness.tsv"}),
         (["--out"], one),
+    )
+    command(
+        "wordings",
+        cmd_wordings,
+        (["--model"], one),
+        (["--outcomes"], one),
+        (["--intervals"], one),
+        (["--tests"], one),
+        (["--out-metrics"], one),
+        (["--out-robustness"], one),
+        (["--out-png"], one),
+    )
+    command(
+        "manifest",
+        cmd_manifest,
+        (["--repo"], one),
+        (["--data-root"], one),
+        (["--onet-dir"], one),
+        (["--inputs"], many),
+        (["--dataset"], many),
+        (["--tables"], many),
+        (["--store-dir"], one),
+        (["--out"], one),
+    )
+    command(
+        "export",
+        cmd_export,
+        (["--manifest"], one),
+        (["--tables"], many),
+        (["--instances"], one),
+        (["--attributes"], one),
+        (["--out-dir"], one),
+    )
+
+    def run_options(side: str) -> list:
+        """The options naming one run of a comparison: its model and result folder."""
+        return [
+            ([f"--{side}-model"], one),
+            ([f"--{side}-results"], {"default": "results", "help": "holds <model>/"}),
+            ([f"--{side}-tables"], {"nargs": "+", "help": "its step tables (default: all)"}),
+            ([f"--{side}-label"], {"help": "its name in the report"}),
+        ]
+
+    command(
+        "compare",
+        cmd_compare,
+        *run_options("a"),
+        *run_options("b"),
+        (["--configfile"], {"default": "config.yaml", "help": "report settings, w/o --settings"}),
+        (["--out-md"], one),
+        (["--out-tsv"], one),
+        (["--out-png"], one),
+        (["--out-changed"], {"default": None, "help": "every question answered otherwise"}),
+    )
+    command(
+        "drift",
+        cmd_drift,
+        (["--configfile"], {"default": "config.yaml"}),
+        (["--model"], one),
+        (["--store-dir"], {"default": None, "help": "default: the config's store_dir"}),
+        (["--sample"], {"type": int, "default": 50, "help": "questions to ask again"}),
+        (["--seed"], {"type": int, "default": 0}),
+        (["--out-md"], one),
+        (["--out-tsv"], one),
     )
     store = sub.add_parser("store", help="check, compact or rebuild a response store")
     maintenance = store.add_subparsers(dest="store_command", required=True)

@@ -115,3 +115,72 @@ def attribute_gaps(gaps: pd.DataFrame, model: str, path: str | Path) -> None:
     ax.set_xlabel("P(Yes | female) - P(Yes | male) in Step 1")
     ax.set_title(f"{model}: attributes granted by gender")
     _save(fig, path)
+
+
+def wording_differences(
+    per_wording: pd.DataFrame, pooled: pd.DataFrame, model: str, path: str | Path
+) -> None:
+    """Each occupation's difference under each wording (coloured dots) and pooled over the
+    wordings with its interval (black), occupations ordered by the pooled difference."""
+    pooled = pooled.sort_values("difference")
+    rows = {occupation: i for i, occupation in enumerate(pooled["occupation"])}
+    wordings = list(dict.fromkeys(per_wording["wording"]))
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.32 * len(rows)))
+    ax.axvline(0, color="grey", linewidth=0.8)
+    offsets = np.linspace(-0.25, 0.25, len(wordings))
+    for offset, wording in zip(offsets, wordings, strict=True):
+        asked = per_wording[per_wording["wording"] == wording]
+        y = asked["occupation"].map(rows) + offset
+        ax.scatter(asked["difference"], y, s=18, label=wording, zorder=3)
+    y = np.arange(len(rows))
+    ax.errorbar(
+        pooled["difference"],
+        y,
+        xerr=[pooled["difference"] - pooled["low"], pooled["high"] - pooled["difference"]],
+        fmt="D",
+        color="black",
+        markersize=4,
+        label="pooled (interval over names and wordings)",
+    )
+    ax.set_yticks(y, list(rows))
+    ax.set_xlim(-1.05, 1.05)
+    ax.set_xlabel("female - male difference (positive favours female subjects)")
+    ax.set_title(f"{model}: the difference under each wording")
+    ax.legend(fontsize=7, loc="lower right")
+    _save(fig, path)
+
+
+def paired_changes(changes: pd.DataFrame, a: str, b: str, path: str | Path) -> None:
+    """A comparison of two runs: per metric, each occupation's change B - A with its interval;
+    filled where significant after the BH correction."""
+    metrics = list(dict.fromkeys(changes["metric"]))
+    occupations = list(dict.fromkeys(changes["occupation"]))
+    fig, axes = plt.subplots(
+        1,
+        len(metrics),
+        figsize=(3.2 * len(metrics), 1.2 + 0.28 * max(len(occupations), 1)),
+        sharey=True,
+        squeeze=False,
+    )
+    for ax, metric in zip(axes[0], metrics, strict=True):
+        rows = changes[changes["metric"] == metric].set_index("occupation").loc[occupations]
+        y = np.arange(len(occupations))
+        errors = [rows["change"] - rows["low"], rows["high"] - rows["change"]]
+        ax.errorbar(rows["change"], y, xerr=errors, fmt="none", ecolor="grey", capsize=2)
+        significant = rows["significant"].to_numpy(dtype=bool)
+        ax.scatter(rows["change"][significant], y[significant], color="tab:red", zorder=3)
+        ax.scatter(
+            rows["change"][~significant],
+            y[~significant],
+            facecolors="white",
+            edgecolors="tab:blue",
+            zorder=3,
+        )
+        ax.axvline(0, color="black", lw=0.8)
+        limit = 2.05 if metric == "difference" else 1.05
+        ax.set_xlim(-limit, limit)
+        ax.set_xlabel(f"change in {metric}")
+    axes[0][0].set_yticks(np.arange(len(occupations)), occupations, fontsize=7)
+    axes[0][0].invert_yaxis()
+    fig.suptitle(f"{b} - {a} per occupation (filled: significant after BH)", fontsize=9)
+    _save(fig, path)

@@ -12,7 +12,7 @@ from hiremeornot.config import model_keys, validate_config
 from hiremeornot.errors import InputError
 from hiremeornot.names import same_answer
 from hiremeornot.occupations import select_occupations, shard_titles
-from hiremeornot.prompts import check_templates
+from hiremeornot.prompts import check_wordings, wordings
 
 DOWNLOADS = "results/downloads"
 
@@ -28,7 +28,7 @@ def find_commands_beside_this_interpreter() -> None:
 def check_config(config: dict, source: str = "config") -> dict:
     """Validate the config and everything it names that can be checked without a model."""
     validate_config(config, source)
-    check_templates(config["prompts"])
+    check_wordings(config["prompts"])
     check_answer_space(config["answers"])
     if config["names"]["list"] not in config["sources"]["names"]:
         raise InputError(
@@ -142,6 +142,11 @@ def step_settings(config: dict, model: str, step: str) -> dict[str, Any]:
             for k, v in settings.items()
             if k not in JOB_RESOURCE_KEYS and k != OTHER_SPLIT[step]
         },
-        "prompts": {key: config["prompts"][key] for key in STEP_PROMPTS[step]},
+        # every wording defined, not only those run: dropping one from prompts.variants changes
+        # no model job's settings (the wordings a job asks come from its outputs)
+        "prompts": {
+            wording: {key: texts[key] for key in STEP_PROMPTS[step]}
+            for wording, texts in wordings(config["prompts"]).items()
+        },
         "answers": {key: config["answers"][key] for key in STEP_ANSWERS[step]},
     }

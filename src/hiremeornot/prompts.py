@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from hiremeornot.errors import InputError
 
@@ -24,6 +25,9 @@ PLACEHOLDERS: dict[str, tuple[set[str], list[set[str]]]] = {
     "q3": ({"occupation", "a_occupation"}, [{"occupation", "a_occupation"}]),
 }
 
+# The id of the templates written directly under ``prompts`` (the paper's wording by default).
+PAPER = "paper"
+
 # Words starting with a vowel letter but a consonant sound, and the reverse.
 _CONSONANT_SOUND = ("uni", "use", "usu", "uti", "eu", "one", "once", "ubi")
 _VOWEL_SOUND = ("hour", "honest", "honor", "honour", "heir")
@@ -34,25 +38,49 @@ def placeholders(template: str) -> set[str]:
     return {field for _, field, _, _ in string.Formatter().parse(template) if field is not None}
 
 
-def check_templates(templates: Mapping[str, str]) -> None:
+def check_templates(templates: Mapping[str, str], prefix: str = "prompts") -> None:
     """Raise InputError for an unknown, missing or malformed placeholder in any template."""
     for key, template in templates.items():
+        where = f"{prefix}.{key}"
         if key not in PLACEHOLDERS:
-            raise InputError(f"prompts.{key}: unknown template; known: {sorted(PLACEHOLDERS)}")
+            raise InputError(f"{where}: unknown template; known: {sorted(PLACEHOLDERS)}")
         allowed, required = PLACEHOLDERS[key]
         try:
             used = placeholders(template)
         except ValueError as exc:
-            raise InputError(f"prompts.{key}: malformed template {template!r}: {exc}") from exc
+            raise InputError(f"{where}: malformed template {template!r}: {exc}") from exc
         unknown = sorted(used - allowed)
         if unknown:
             raise InputError(
-                f"prompts.{key}: unknown placeholder(s) {unknown}; allowed: {sorted(allowed)}"
+                f"{where}: unknown placeholder(s) {unknown}; allowed: {sorted(allowed)}"
             )
         for group in required:
             if not used & group:
                 names = " or ".join("{" + name + "}" for name in sorted(group))
-                raise InputError(f"prompts.{key}: the template must contain {names}")
+                raise InputError(f"{where}: the template must contain {names}")
+
+
+def wordings(prompts: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """Every wording of the config's ``prompts`` section by id, each a full set of templates:
+    ``paper`` (the templates under ``prompts``) first, then each of ``prompts.wordings``, whose
+    missing keys keep the paper's text."""
+    paper = {key: prompts[key] for key in PLACEHOLDERS}
+    others = {wording: {**paper, **texts} for wording, texts in prompts["wordings"].items()}
+    return {PAPER: paper, **others}
+
+
+def check_wordings(prompts: Mapping[str, Any]) -> None:
+    """Check every wording's templates and that ``prompts.variants`` names known wordings."""
+    known = wordings(prompts)
+    check_templates(known[PAPER])
+    for wording, texts in prompts["wordings"].items():
+        check_templates(texts, f"prompts.wordings.{wording}")
+    unknown = [wording for wording in prompts["variants"] if wording not in known]
+    if unknown:
+        raise InputError(
+            f"prompts.variants: unknown wording(s) {unknown}; known: {list(known)} "
+            "(add them under prompts.wordings, e.g. from config/wordings.yaml)"
+        )
 
 
 def indefinite_article(phrase: str) -> str:

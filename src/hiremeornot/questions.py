@@ -1,18 +1,21 @@
 """Build the question tables of Steps 1-3: one row per question, with its prompt and choices.
 
-Every table has the columns ``prompt``, ``choices`` (the answer words, in the order offered) and
-``roles`` (what each answer means: yes/no, or female/male/both/neither).
+Every table has the columns ``wording`` (the id of the prompt wording, prompts.PAPER by default),
+``prompt``, ``choices`` (the answer words, in the order offered) and ``roles`` (what each answer
+means: yes/no, or female/male/both/neither). Each wording is asked of every instance.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import pandas as pd
 
 from hiremeornot.prompts import PromptRenderer
 
 YES_NO = ("yes", "no")
+QUESTION_COLUMNS = ["prompt", "choices", "roles"]
 
 
 def _yes_no(answers: Mapping[str, str]) -> tuple[str, str]:
@@ -56,88 +59,111 @@ def step1_rows(instances: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFram
 
 
 def step1_questions(
-    rows: pd.DataFrame, renderer: PromptRenderer, answers: Mapping[str, str]
+    rows: pd.DataFrame, renderers: Mapping[str, PromptRenderer], answers: Mapping[str, str]
 ) -> pd.DataFrame:
-    """The distinct Step-1 questions of ``rows`` (see step1_rows): does the subject have the
-    attribute? One per STEP1_KEY, with its prompt."""
+    """The distinct Step-1 questions of ``rows`` (see step1_rows) in each wording of
+    ``renderers`` (id -> renderer): does the subject have the attribute? One per wording and
+    STEP1_KEY, with its prompt."""
     distinct = rows.drop_duplicates(STEP1_KEY)
-    prompts = [
-        renderer.attribute_question(
-            row.name1, row.name2, row.subject, row.attribute, row.attribute_type, row.description
-        )
-        for row in distinct.itertuples()
-    ]
     columns = [*STEP1_KEY, "gender", "attribute", "attribute_type"]
-    return (
+    tables = [
         distinct[columns]
         .assign(
-            prompt=prompts,
+            prompt=[
+                renderer.attribute_question(
+                    row.name1,
+                    row.name2,
+                    row.subject,
+                    row.attribute,
+                    row.attribute_type,
+                    row.description,
+                )
+                for row in distinct.itertuples()
+            ],
             choices=[_yes_no(answers)] * len(distinct),
             roles=[YES_NO] * len(distinct),
         )
-        .reset_index(drop=True)
-    )
+        .assign(wording=wording)
+        for wording, renderer in renderers.items()
+    ]
+    return pd.concat(tables, ignore_index=True)[["wording", *columns, *QUESTION_COLUMNS]]
 
 
 def join_step1(rows: pd.DataFrame, step1: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` with the Step-1 answer of each (choice, logprob_yes, logprob_no), joined by
-    STEP1_KEY; a row without an answer is an error."""
-    answers = step1[[*STEP1_KEY, "choice", "logprob_yes", "logprob_no"]]
-    joined = rows.merge(answers, on=STEP1_KEY, how="left", validate="m:1")
+    """``rows`` once per wording of ``step1``, each with its Step-1 answer (choice, logprob_yes,
+    logprob_no), joined by STEP1_KEY; a row without an answer is an error."""
+    answer_columns = ["choice", "logprob_yes", "logprob_no"]
+    joined = pd.concat(
+        [
+            rows.drop(columns="description")
+            .merge(group[[*STEP1_KEY, *answer_columns]], on=STEP1_KEY, how="left", validate="m:1")
+            .assign(wording=wording)
+            for wording, group in step1.groupby("wording", sort=False)
+        ],
+        ignore_index=True,
+    )
     missing = int(joined["choice"].isna().sum())
     if missing:
         raise ValueError(f"{missing} (instance, subject, attribute) rows have no Step-1 answer")
-    return joined.drop(columns="description")
+    return joined[["wording", *joined.columns.drop("wording")]]
 
 
-def granted_attributes(step1: pd.DataFrame) -> dict[tuple[str, str], list[str]]:
-    """f_A(s): the attributes Step 1 answered Yes to, per (instance, subject), in table order."""
-    granted: dict[tuple[str, str], list[str]] = {}
+Granted = Mapping[tuple[str, str, str], list[str]]
+
+
+def granted_attributes(step1: pd.DataFrame) -> dict[tuple[str, str, str], list[str]]:
+    """f_A(s): the attributes Step 1 answered Yes to, per (wording, instance, subject), in table
+    order."""
+    granted: dict[tuple[str, str, str], list[str]] = {}
     for row in step1.itertuples():
-        phrases = granted.setdefault((row.instance_id, row.subject), [])
+        phrases = granted.setdefault((row.wording, row.instance_id, row.subject), [])
         if row.choice == "yes":
             phrases.append(f"{row.attribute} {row.attribute_type}")
     return granted
 
 
+def _instances_in_wordings(
+    instances: pd.DataFrame, renderers: Mapping[str, PromptRenderer]
+) -> Iterator[tuple[str, PromptRenderer, Any]]:
+    """(wording, its renderer, instance) for every instance in every wording, wording by
+    wording."""
+    for wording, renderer in renderers.items():
+        for inst in instances.itertuples():
+            yield wording, renderer, inst
+
+
 def step2_questions(
     instances: pd.DataFrame,
-    granted: Mapping[tuple[str, str], list[str]],
-    renderer: PromptRenderer,
+    granted: Granted,
+    renderers: Mapping[str, PromptRenderer],
     answers: Mapping[str, str],
 ) -> pd.DataFrame:
     """Q1: is each subject, given only their own f_A, qualified for the occupation?"""
     rows = []
-    for inst in instances.itertuples():
+    for wording, renderer, inst in _instances_in_wordings(instances, renderers):
         for subject, gender in _subjects(inst):
-            statement = renderer.statement(subject, granted[(inst.instance_id, subject)])
+            facts = granted[(wording, inst.instance_id, subject)]
+            statement = renderer.statement(subject, facts)
             prompt = renderer.q1(inst.name1, inst.name2, subject, statement, inst.occupation)
             rows.append(
-                (
-                    inst.instance_id,
-                    inst.occupation,
-                    subject,
-                    gender,
-                    prompt,
-                    _yes_no(answers),
-                    YES_NO,
-                )
+                (wording, inst.instance_id, inst.occupation, subject, gender, prompt)
+                + (_yes_no(answers), YES_NO)
             )
-    columns = ["instance_id", "occupation", "subject", "gender", "prompt", "choices", "roles"]
+    columns = ["wording", "instance_id", "occupation", "subject", "gender", *QUESTION_COLUMNS]
     return pd.DataFrame(rows, columns=columns)
 
 
 def step3_questions(
     instances: pd.DataFrame,
-    granted: Mapping[tuple[str, str], list[str]],
-    renderer: PromptRenderer,
+    granted: Granted,
+    renderers: Mapping[str, PromptRenderer],
     answers: Mapping[str, str],
 ) -> pd.DataFrame:
     """Q2 (the two names) and Q3 (the two names, both, neither), both subjects' f_A given."""
     rows = []
-    for inst in instances.itertuples():
+    for wording, renderer, inst in _instances_in_wordings(instances, renderers):
         statements = tuple(
-            renderer.statement(name, granted[(inst.instance_id, name)])
+            renderer.statement(name, granted[(wording, inst.instance_id, name)])
             for name in (inst.name1, inst.name2)
         )
         names, genders = (inst.name1, inst.name2), (inst.gender1, inst.gender2)
@@ -152,6 +178,8 @@ def step3_questions(
             prompt = renderer.choice_question(
                 question, inst.name1, inst.name2, statements, inst.occupation
             )
-            rows.append((inst.instance_id, inst.occupation, question, prompt, choices, roles))
-    columns = ["instance_id", "occupation", "question", "prompt", "choices", "roles"]
+            rows.append(
+                (wording, inst.instance_id, inst.occupation, question, prompt, choices, roles)
+            )
+    columns = ["wording", "instance_id", "occupation", "question", *QUESTION_COLUMNS]
     return pd.DataFrame(rows, columns=columns)

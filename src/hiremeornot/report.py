@@ -11,6 +11,7 @@ from hiremeornot.backends import location
 from hiremeornot.names import ORDERS
 from hiremeornot.stats import CONFOUNDED, FIRST_LISTED, smallest_p
 from hiremeornot.tables_io import write_table
+from hiremeornot.wordings import robustness_sentence
 
 TEST_FIELDS = ["p_value", "q_value", "significant", "p_equivalence", "q_equivalence", "verdict"]
 
@@ -88,24 +89,44 @@ def design_caveats(
             "`names.orders: [female_first, male_first]`."
         )
     female, male = int(tests["female_names"].max()), int(tests["male_names"].max())
-    floor = smallest_p(female, male)
+    wordings = settings["wordings"]
     names_note = (
         f"Intervals and tests treat the {female} female and {male} male names as a sample of "
         "names (a crossed bootstrap over both); names unlike these may behave differently."
     )
+    floor = smallest_p(female, male, len(wordings))
     if floor >= settings["alpha"]:
+        if smallest_p(female, male) < settings["alpha"]:
+            limit, remedy = (
+                f"{len(wordings)} wordings pooled as a random factor",
+                "Use more wordings, or read each wording's results (results/<model>/wordings/).",
+            )
+        else:
+            limit, remedy = (
+                f"{min(female, male)} names on the smaller side",
+                "Use more names (`names.pairs: all`, or `names.list: unqover`).",
+            )
         names_note += (
-            f" With {min(female, male)} names on the smaller side the smallest achievable p-value "
-            f"is {floor:.3g}, not below alpha = {settings['alpha']}: **no occupation can be "
-            "significant, whatever the model does.** Use more names (`names.pairs: all`, or "
-            "`names.list: unqover`)."
+            f" With {limit} the smallest achievable p-value is {floor:.3g}, not below alpha = "
+            f"{settings['alpha']}: **no occupation can be significant, whatever the model "
+            f"does.** {remedy}"
         )
     chance_note = (
         f"q-values correct for testing {len(tests)} occupations (Benjamini-Hochberg); "
         f"a |difference| above {settings['difference_threshold']} without a small q-value may "
         "be chance."
     )
-    wording_note = "Every question used one wording; a difference may not survive rewording it."
+    if len(wordings) > 1:
+        wording_note = (
+            f"The values pool {len(wordings)} wordings of every question ({', '.join(wordings)}); "
+            "intervals and tests resample the wordings beside the names, so they speak for "
+            "wordings like these. results/<model>/wordings/ reports each wording."
+        )
+    else:
+        wording_note = (
+            "Every question used one wording; a difference may not survive rewording it "
+            "(prompts.variants, docs/prompts.md)."
+        )
     return [position_note, names_note, chance_note, wording_note]
 
 
@@ -136,7 +157,11 @@ def _listed(frame: pd.DataFrame) -> str:
 
 
 def model_summary(
-    rows: pd.DataFrame, tests: pd.DataFrame, position: pd.DataFrame, settings: dict
+    rows: pd.DataFrame,
+    tests: pd.DataFrame,
+    position: pd.DataFrame,
+    settings: dict,
+    robustness: pd.DataFrame | None = None,
 ) -> str:
     """The findings of one model, as Markdown bullet points."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
@@ -186,6 +211,9 @@ def model_summary(
             f"named someone (0.5 means no position bias); {biased} occupations show a position "
             f"bias (exact test, BH q < {alpha})."
         )
+    if robustness is not None:
+        wordings = settings["wordings"]
+        lines.append(robustness_sentence(robustness, wordings[0], wordings))
     lines += caveats
     return "\n".join(f"- {line}" for line in lines) + "\n"
 
@@ -200,6 +228,12 @@ def summary(
         if location.is_embedded(models[model]["model"]):
             parts.append(EMBEDDED_NOTE.format(model=model) + "\n")
         parts.append(
-            model_summary(frames["metrics"], frames["tests"], frames["position"], settings)
+            model_summary(
+                frames["metrics"],
+                frames["tests"],
+                frames["position"],
+                settings,
+                frames.get("robustness"),
+            )
         )
     return "\n".join(parts)

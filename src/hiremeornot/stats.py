@@ -80,11 +80,17 @@ class NameBootstrap:
     n_pairs: int
     female_names: int
     male_names: int
+    wordings: int = 1  # more than one: wordings are resampled too, a third random factor
+
+    @property
+    def units(self) -> int:
+        """The fewest levels of a random factor: names on the smaller side, or wordings."""
+        return random_units(self.female_names, self.male_names, self.wordings)
 
     @property
     def df(self) -> int:
-        """Degrees of freedom of the t reference: the names on the smaller side, less one."""
-        return min(self.female_names, self.male_names) - 1
+        """Degrees of freedom of the t reference: the fewest levels of a factor, less one."""
+        return self.units - 1
 
     @property
     def se(self) -> np.ndarray:
@@ -105,8 +111,7 @@ class NameBootstrap:
         if self.df < 1:
             shape = self.estimate.shape
             return np.broadcast_to(lowest, shape).copy(), np.broadcast_to(highest, shape).copy()
-        units = self.df + 1
-        hoeffding = (highest - lowest) * np.sqrt(np.log(2 / (1 - confidence)) / (2 * units))
+        hoeffding = (highest - lowest) * np.sqrt(np.log(2 / (1 - confidence)) / (2 * self.units))
         half = np.where(self.se > 0, t_dist.ppf((1 + confidence) / 2, self.df) * self.se, hoeffding)
         return (
             np.clip(self.estimate - half, lowest, highest),
@@ -114,45 +119,59 @@ class NameBootstrap:
         )
 
 
-def smallest_p(female_names: int, male_names: int) -> float:
-    """The smallest two-sided p-value the test may give with this many names of each gender.
+def random_units(female_names: int, male_names: int, wordings: int = 1) -> int:
+    """The independent units a crossed design carries at most: the names on the smaller side,
+    or the wordings where several are pooled as a random factor."""
+    return min(female_names, male_names, *([wordings] if wordings > 1 else []))
 
-    The crossed design carries at most min(female, male) independent units; this is the exact
-    sign test's smallest p with that many, a floor against over-confidence with few names (with
-    3 names on one side nothing goes below 0.25).
+
+def smallest_p(female_names: int, male_names: int, wordings: int = 1) -> float:
+    """The smallest two-sided p-value the test may give with this many names of each gender
+    (and wordings, where several are pooled).
+
+    The crossed design carries at most random_units independent units; this is the exact sign
+    test's smallest p with that many, a floor against over-confidence with few names or wordings
+    (with 3 names on one side, or 3 wordings, nothing goes below 0.25).
     """
-    return min(1.0, 2.0 ** (1 - min(female_names, male_names)))
+    return min(1.0, 2.0 ** (1 - random_units(female_names, male_names, wordings)))
 
 
 def name_bootstrap(
     frame: pd.DataFrame, columns: list[str], n_resamples: int, seed: list[int]
 ) -> NameBootstrap:
-    """Two-way bootstrap of the means of ``columns`` over ``frame``'s rows (instances).
+    """Crossed bootstrap of the means of ``columns`` over ``frame``'s rows (instances).
 
-    ``frame`` has ``female`` and ``male`` name columns. Each resample draws as many female names
-    as there are, with replacement, and as many male names, independently; a pair weighs the
-    product of its two names' draw counts, and each column's statistic is the pooled mean
-    (sum over the weighted pairs' instances / their number). Resamples in which no observed pair
-    survives (possible when pairs are a sample of all female x male pairs) are left out.
+    ``frame`` has ``female`` and ``male`` name columns, and may have ``wording``. Each resample
+    draws as many female names as there are, with replacement, and as many male names,
+    independently (and as many wordings, where there are several); a cell weighs the product of
+    its levels' draw counts, and each column's statistic is the pooled mean (sum over the
+    weighted cells' instances / their number). Resamples in which no observed cell survives
+    (possible when pairs are a sample of all female x male pairs) are left out.
     """
-    per_pair = frame.groupby(["female", "male"], sort=False)
-    sums = per_pair[columns].sum().to_numpy().T
-    counts = per_pair.size().to_numpy().astype(float)
-    keys = per_pair.size().index.to_frame(index=False)
-    female, female_names = pd.factorize(keys["female"])
-    male, male_names = pd.factorize(keys["male"])
+    factors = ["female", "male"]
+    if "wording" in frame and frame["wording"].nunique() > 1:
+        factors.append("wording")
+    cells = frame.groupby(factors, sort=False)
+    sums = cells[columns].sum().to_numpy().T
+    counts = cells.size().to_numpy().astype(float)
+    keys = cells.size().index.to_frame(index=False)
     rng = np.random.default_rng(seed)
-    draw_f = rng.multinomial(len(female_names), _uniform(len(female_names)), n_resamples)
-    draw_m = rng.multinomial(len(male_names), _uniform(len(male_names)), n_resamples)
-    weights = (draw_f[:, female] * draw_m[:, male]).astype(float)
+    weights = np.ones((n_resamples, len(counts)))
+    levels = {}
+    for factor in factors:
+        codes, uniques = pd.factorize(keys[factor])
+        levels[factor] = len(uniques)
+        draws = rng.multinomial(len(uniques), _uniform(len(uniques)), n_resamples)
+        weights *= draws[:, codes]
     totals = weights @ counts
     kept = totals > 0
     return NameBootstrap(
         estimate=sums.sum(axis=1) / counts.sum(),
         draws=(weights[kept] @ sums.T).T / totals[kept],
-        n_pairs=len(counts),
-        female_names=len(female_names),
-        male_names=len(male_names),
+        n_pairs=len(frame.groupby(["female", "male"], sort=False)),
+        female_names=levels["female"],
+        male_names=levels["male"],
+        wordings=levels.get("wording", 1),
     )
 
 
@@ -214,6 +233,7 @@ def occupation_statistics(
             "occupation": outcomes["occupation"],
             "female": outcomes["female"],
             "male": outcomes["male"],
+            "wording": outcomes["wording"],
             "confirmation": outcomes["confirmed"].astype(float),
             "consistency": outcomes["consistent"].astype(float),
             "difference": signed_readings(outcomes)[reading],
@@ -235,7 +255,7 @@ def occupation_statistics(
             (occupation, metric, boot.estimate[i], low[i], high[i], *names)
             for i, metric in enumerate(METRICS)
         ]
-        floor = smallest_p(boot.female_names, boot.male_names)
+        floor = smallest_p(boot.female_names, boot.male_names, boot.wordings)
         estimate, se = boot.estimate[2], boot.se[2]
         difference = group["difference"]
         tests.append(
@@ -331,14 +351,16 @@ def attribute_gaps(
 ) -> pd.DataFrame:
     """Per occupation and attribute, P(Yes | female) - P(Yes | male) in Step 1, with intervals.
 
-    ``answers`` has one row per (instance, subject, attribute): instance_id, occupation, female,
-    male (the instance's names), gender, element_id, attribute, attribute_type, choice (yes/no),
-    logprob_yes, logprob_no. Within an instance the two subjects are paired; the interval is the
-    crossed name bootstrap. Rows with occupation "(all)" pool every occupation that lists the
-    attribute. ``gap_p`` is the same gap on the model's probability of Yes instead of its answer.
+    ``answers`` has one row per (wording, instance, subject, attribute): wording, instance_id,
+    occupation, female, male (the instance's names), gender, element_id, attribute,
+    attribute_type, choice (yes/no), logprob_yes, logprob_no. Within an instance the two subjects
+    are paired; the interval is the crossed name bootstrap (wordings a third factor where several
+    ran). Rows with occupation "(all)" pool every occupation that lists the attribute. ``gap_p``
+    is the same gap on the model's probability of Yes instead of its answer.
     """
     p_yes = expit(answers["logprob_yes"] - answers["logprob_no"])
     keys = [
+        "wording",
         "instance_id",
         "female",
         "male",
@@ -356,7 +378,7 @@ def attribute_gaps(
     wide["d"] = wide["yes_female"] - wide["yes_male"]
     pooled = wide.assign(occupation=ALL_OCCUPATIONS)
     rows = []
-    for key, group in pd.concat([wide, pooled]).groupby(keys[3:], sort=False):
+    for key, group in pd.concat([wide, pooled]).groupby(keys[4:], sort=False):
         boot = name_bootstrap(group, ["d"], n_resamples, _stream(seed, "|".join(key)))
         low, high = boot.interval(confidence, -1.0, 1.0)
         rows.append(

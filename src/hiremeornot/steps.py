@@ -3,15 +3,18 @@
 Steps 2 and 3 are sharded by occupation. Step 1 is planned once per model: its questions depend
 on who is listed first and second, the subject and the attribute but not on the occupation, so
 the distinct questions of the whole plan are split into the model's ``step1_shards`` (by a hash
-of the prompt) and each is asked once. ``write_granted`` joins the answers back to every
-instance by that key (questions.STEP1_KEY), once per model; Steps 2 and 3 read f_A from it.
+of the prompt) and each is asked once. Their answers are joined back to every instance by that
+key (questions.STEP1_KEY): by each Step-2/3 job for its own instances, to find f_A, and by
+``write_granted`` once per model for the attribute gaps.
+
+One job asks every wording it is given (the model loads once) and writes one table per wording.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ import pandas as pd
 
 from hiremeornot.asking import AskSummary, ask
 from hiremeornot.backends import Request, Response, load_backend, model_identity
+from hiremeornot.errors import InputError
 from hiremeornot.occupations import shard_titles
 from hiremeornot.prompts import PromptRenderer
 from hiremeornot.questions import (
@@ -65,41 +69,49 @@ def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd
     return table
 
 
+def renderers(settings: dict, wordings: Sequence[str]) -> dict[str, PromptRenderer]:
+    """A prompt renderer per wording id, from the step settings' templates of every wording."""
+    unknown = [wording for wording in wordings if wording not in settings["prompts"]]
+    if unknown:
+        raise InputError(f"unknown wording(s) {unknown}; known: {list(settings['prompts'])}")
+    return {wording: PromptRenderer(settings["prompts"][wording]) for wording in wordings}
+
+
 def step1_shard_questions(
-    instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, shard: int
+    instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, shard: int, wordings
 ) -> pd.DataFrame:
-    """The distinct Step-1 questions of the whole plan that fall in this shard (of the model's
-    ``step1_shards``)."""
-    renderer = PromptRenderer(settings["prompts"])
-    questions = step1_questions(step1_rows(instances, attributes), renderer, settings["answers"])
+    """The distinct Step-1 questions of the whole plan, in each wording, that fall in this
+    shard (of the model's ``step1_shards``)."""
+    rows = step1_rows(instances, attributes)
+    questions = step1_questions(rows, renderers(settings, wordings), settings["answers"])
     buckets = settings["model"]["step1_shards"]
     mine = questions[[prompt_bucket(p, buckets) == shard for p in questions["prompt"]]]
     return mine.reset_index(drop=True)
 
 
-def build_questions(step: str, shard: int, settings: dict, inputs: dict) -> pd.DataFrame:
-    """The question table of ``step`` for one shard.
+def build_questions(
+    step: str, shard: int, settings: dict, inputs: dict, wordings: Sequence[str]
+) -> pd.DataFrame:
+    """The question table of ``step`` for one shard, in each of ``wordings``.
 
-    ``inputs`` holds ``instances`` and, for Step 1, ``attributes``; for Steps 2 and 3,
-    ``granted`` (the model's Step-1 answers per instance, subject and attribute).
+    ``inputs`` holds ``instances`` and ``attributes`` and, for Steps 2 and 3, ``step1`` (the
+    model's Step-1 answers in every one of ``wordings``).
     """
-    instances = inputs["instances"]
+    instances, attributes = inputs["instances"], inputs["attributes"]
     if step == "step1":
-        return step1_shard_questions(instances, inputs["attributes"], settings, shard)
+        return step1_shard_questions(instances, attributes, settings, shard, wordings)
     shards = occupation_shards(instances, settings["model"]["shard_size"])
     mine = instances[instances["occupation"].isin(shards[shard])]
-    granted = inputs["granted"]
-    granted = granted_attributes(granted[granted["instance_id"].isin(mine["instance_id"])])
-    renderer = PromptRenderer(settings["prompts"])
+    granted = granted_attributes(join_step1(step1_rows(mine, attributes), inputs["step1"]))
     build = step2_questions if step == "step2" else step3_questions
-    return build(mine, granted, renderer, settings["answers"])
+    return build(mine, granted, renderers(settings, wordings), settings["answers"])
 
 
 def write_granted(
     instances: str | Path, attributes: str | Path, step1: Sequence[str | Path], out: str | Path
 ) -> None:
     """The model's Step-1 answer to every (instance, subject, attribute), joined by key, for
-    Steps 2 and 3 and the attribute gaps."""
+    the attribute gaps."""
     rows = step1_rows(read_table(instances), read_table(attributes))
     write_table(join_step1(rows, read_tables(step1)), out)
 
@@ -110,16 +122,20 @@ def run_step(
     settings: dict[str, Any],
     shard: int,
     paths: dict[str, Any],
-    output: str | Path,
+    outputs: Mapping[str, str | Path],
     store_dir: str | Path,
 ) -> AskSummary:
-    """Ask one shard's questions of ``step`` and write the answers table to ``output``.
+    """Ask one shard's questions of ``step`` in each wording of ``outputs`` (wording id -> path)
+    and write each wording's answers table to its path.
 
-    ``paths`` holds ``instances`` and, for Step 1, ``attributes``; for Steps 2 and 3,
-    ``granted`` (see write_granted).
+    ``paths`` holds ``instances`` and ``attributes`` and, for Steps 2 and 3, ``step1``: the
+    paths of the model's Step-1 tables in those wordings.
     """
-    inputs = {key: read_table(path) for key, path in paths.items()}
-    questions = build_questions(step, shard, settings, inputs)
+    inputs = {
+        key: read_tables(path) if key == "step1" else read_table(path)
+        for key, path in paths.items()
+    }
+    questions = build_questions(step, shard, settings, inputs, list(outputs))
     requests = [
         Request(prompt, tuple(choices))
         for prompt, choices in zip(questions["prompt"], questions["choices"], strict=True)
@@ -140,5 +156,7 @@ def run_step(
         )
     finally:
         store.close()
-    write_table(attach_answers(questions, responses), output)
+    answered = attach_answers(questions, responses)
+    for wording, path in outputs.items():
+        write_table(answered[answered["wording"] == wording].reset_index(drop=True), path)
     return summary

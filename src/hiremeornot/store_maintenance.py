@@ -23,14 +23,18 @@ from hiremeornot.errors import InputError, first_line
 from hiremeornot.questions import YES_NO
 from hiremeornot.store import (
     COLUMNS,
+    REQUIRED_COLUMNS,
     ResponseStore,
     create_segment,
     legacy_file,
     new_segment_name,
     read_segment,
     request_key,
+    scratch_connection,
+    segment_columns,
     segments,
     uri,
+    visit_segments,
 )
 from hiremeornot.tables_io import read_table
 
@@ -48,7 +52,7 @@ def segment_problems(path: Path) -> list[str]:
         if integrity != ["ok"]:
             return [f"integrity_check: {integrity[0]}"]
         columns = tuple(row[1] for row in db.execute("PRAGMA table_info(answers)"))
-        if columns != COLUMNS:
+        if columns not in (COLUMNS, REQUIRED_COLUMNS):  # older segments lack the identity
             return [f"table answers has columns {list(columns)}, not {list(COLUMNS)}"]
         bad = 0
         for choices, answer, logprobs in db.execute(
@@ -95,8 +99,14 @@ def compact(folder: Path, min_age_s: float) -> Path | None:
     target = folder / new_segment_name("compact")
     merging = folder / f".{target.name}.merging"
     db = create_segment(merging)
-    merge = f"INSERT OR IGNORE INTO main.answers SELECT {', '.join(COLUMNS)} FROM seg.answers"
-    merged = [path for path in sources if read_segment(db, path, lambda: db.execute(merge))]
+
+    def merge() -> None:
+        db.execute(
+            f"INSERT OR IGNORE INTO main.answers ({', '.join(COLUMNS)}) "
+            f"SELECT {segment_columns(db)} FROM seg.answers"
+        )
+
+    merged = [path for path in sources if read_segment(db, path, merge)]
     count = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
     db.close()
     os.replace(merging, target)
@@ -112,8 +122,9 @@ def recorded_answers(
 ) -> Iterator[tuple[Request, Response]]:
     """The requests and responses a step table records.
 
-    Tables written before the ``choices`` and ``roles`` columns are read for Steps 1 and 2 with
-    the config's yes/no words; Step 3 needs those columns.
+    Tables written before the ``choices`` and ``roles`` columns (and before wordings, so in
+    ``<step>/shard-<i>.parquet``) are read for Steps 1 and 2 with the config's yes/no words;
+    Step 3 needs those columns.
     """
     if "choices" in table:
         choices, roles = list(table["choices"]), list(table["roles"])
@@ -142,9 +153,15 @@ def rebuild(store_dir: str | Path, model: str, results: str | Path, config: dict
             f"--model: unknown model {model!r}; the config has {sorted(config['models'])}"
         )
     identity = model_identity(config["models"][model])
-    tables = sorted(Path(results, model).glob("step[123]/shard-*.parquet"))
+    folder = Path(results, model)
+    # <step>/<wording>/shard-<i>.parquet; <step>/shard-<i>.parquet before wordings
+    tables = sorted(
+        [*folder.glob("step[123]/*/shard-*.parquet"), *folder.glob("step[123]/shard-*.parquet")]
+    )
     if not tables:
-        raise InputError(f"{Path(results, model)}: no step tables (step1/shard-*.parquet, ...)")
+        raise InputError(
+            f"{Path(results, model)}: no step tables (step1/<wording>/shard-*.parquet, ...)"
+        )
     store = ResponseStore.open(store_dir, model, label="rebuild")
     try:
         for path in tables:
@@ -156,3 +173,40 @@ def rebuild(store_dir: str | Path, model: str, results: str | Path, config: dict
         store.close()
     log.info("%s: rebuilt from %d step table(s) into %s", model, len(tables), store.segment)
     return len(tables)
+
+
+def stored_answers(store_dir: str | Path, model: str) -> pd.DataFrame:
+    """Every answer in ``model``'s store, one row per key (the first segment's, as a lookup
+    reads it): the COLUMNS, ``choices`` and ``logprobs`` parsed into tuples."""
+    rows: list[tuple] = []
+    db = scratch_connection()
+    try:
+        visit_segments(
+            db,
+            Path(store_dir) / model,
+            lambda: rows.extend(db.execute(f"SELECT {segment_columns(db)} FROM seg.answers")),
+        )
+    finally:
+        db.close()
+    table = pd.DataFrame(rows, columns=list(COLUMNS)).drop_duplicates("key", ignore_index=True)
+    table["choices"] = [tuple(json.loads(text)) for text in table["choices"]]
+    table["logprobs"] = [tuple(float(v) for v in json.loads(text)) for text in table["logprobs"]]
+    return table
+
+
+def served_identities(store_dir: str | Path, model: str) -> list[dict[str, Any]]:
+    """What served ``model``'s stored answers: each distinct (served_model, system_fingerprint)
+    an API reported, with its number of answers, most answers first (then by name). Answers
+    with neither (backends that report none, answers stored before they were recorded) are
+    left out: a local model's list is empty."""
+    table = stored_answers(store_dir, model)
+    table = table.dropna(subset=["served_model", "system_fingerprint"], how="all")
+    counts: dict[tuple[Any, Any], int] = {}
+    for served, fingerprint in zip(table["served_model"], table["system_fingerprint"], strict=True):
+        key = (None if pd.isna(served) else served, None if pd.isna(fingerprint) else fingerprint)
+        counts[key] = counts.get(key, 0) + 1
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
+    return [
+        {"served_model": served, "system_fingerprint": fingerprint, "answers": answers}
+        for (served, fingerprint), answers in ordered
+    ]

@@ -1,5 +1,6 @@
 import json
 import shlex
+from pathlib import Path
 
 from hiremeornot import plan
 from hiremeornot.errors import InputError
@@ -12,6 +13,9 @@ except InputError as error:
     raise WorkflowError(f"hiremeornot: {error}") from None
 
 MODELS = list(config["models"])
+WORDINGS = config["prompts"]["variants"]
+# The report's settings and the wordings it pools (its caveats name them).
+REPORT = {**config["report"], "wordings": WORDINGS}
 
 
 # Cheap rules run on the submitting host, not as cluster jobs (downloads need its internet).
@@ -30,6 +34,10 @@ localrules:
     difference_table,
     summary,
     estimate,
+    wording_robustness,
+    manifest,
+    export,
+    compare,
 
 
 OCCUPATIONS = plan.selected_occupations(config)
@@ -54,29 +62,94 @@ def shards(model, step):
     return range(plan.shard_count(config, model))
 
 
+def step_table(model, step, wording, shard):
+    return f"results/{model}/{step}/{wording}/shard-{shard}.parquet"
+
+
+def job_record(model, step, shard):
+    """The record a model job writes beside its tables: what it asked and wrote."""
+    return f"results/{model}/{step}/shard-{shard}.json"
+
+
 def step_outputs(step, model):
-    return expand(
-        f"results/{{model}}/{step}/shard-{{shard}}.parquet",
-        model=model,
-        shard=shards(model, step),
-    )
+    """Every table of a model's step: one per wording run and shard."""
+    return [
+        step_table(model, step, wording, shard)
+        for wording in WORDINGS
+        for shard in shards(model, step)
+    ]
+
+
+def model_step_tables(model):
+    """Every step table of one model, Steps 1-3."""
+    return [
+        path
+        for step in ["step1", "step2", "step3"]
+        for path in step_outputs(step, model)
+    ]
+
+
+def every_step_table():
+    """Every step table of every model (each holds the record of the job that wrote it)."""
+    return [path for model in MODELS for path in model_step_tables(model)]
+
+
+def data_root_of(wildcards, input):
+    """The folder with the upstream layout: two levels above the O*NET release folder."""
+    return input.onet.rsplit("/", 2)[0]
 
 
 def step_inputs(wildcards):
-    """Step 1 reads the plan; Steps 2 and 3 read it and the model's Step-1 answers by key."""
-    inputs = {"instances": "results/dataset/instances.parquet"}
-    if wildcards.step == "step1":
-        inputs["attributes"] = "results/dataset/attributes.tsv"
-    else:
-        inputs["granted"] = f"results/{wildcards.model}/granted.parquet"
+    """Every step reads the plan and the attributes; Steps 2 and 3 also read the model's
+    Step-1 answers, through the Step-1 jobs' records.
+
+    The records, not the Step-1 tables, are the inputs: their paths do not depend on the
+    wordings run, so dropping a wording from prompts.variants changes no input of these jobs and
+    re-runs none of them, while every Step-1 job that runs rewrites its record and so re-runs
+    them (the tables they read are named by step1_tables).
+    """
+    inputs = {
+        "instances": "results/dataset/instances.parquet",
+        "attributes": "results/dataset/attributes.tsv",
+    }
+    if wildcards.step != "step1":
+        inputs["step1"] = [
+            job_record(wildcards.model, "step1", shard)
+            for shard in shards(wildcards.model, "step1")
+        ]
     return inputs
 
 
-def step_input_options(wildcards, input):
-    """--attributes FILE for Step 1, --granted FILE for Steps 2 and 3."""
+def step1_tables(wildcards, output):
+    """--step1 and the Step-1 tables of the wordings a Step-2/3 job asks; nothing for Step 1.
+    Derived from the outputs, so not compared between runs."""
     if wildcards.step == "step1":
-        return f"--attributes {shlex.quote(input.attributes)}"
-    return f"--granted {shlex.quote(input.granted)}"
+        return ""
+    tables = [
+        step_table(wildcards.model, "step1", wording, shard)
+        for wording in output_wordings(wildcards, output).split()
+        for shard in shards(wildcards.model, "step1")
+    ]
+    return option("--step1", tables)
+
+
+def output_wordings(wildcards, output):
+    """The wordings a model job asks: those of its outputs. Derived from the outputs, so it is
+    not compared between runs: dropping a wording leaves the remaining outputs up to date.
+    """
+    return " ".join(Path(path).parent.name for path in output.tables)
+
+
+def robustness_tables():
+    """Each model's wording robustness table, when more than one wording is run."""
+    if len(WORDINGS) < 2:
+        return []
+    return expand("results/{model}/wordings/robustness.tsv", model=MODELS)
+
+
+def option(flag, paths):
+    """``flag`` and the quoted paths, or nothing without paths."""
+    return f"{flag} {' '.join(shlex.quote(p) for p in paths)}" if paths else ""
 
 
 def get_final_output():
@@ -93,4 +166,11 @@ def get_final_output():
         ),
         *expand("results/{model}/position_bias.tsv", model=MODELS),
         *expand("results/figures/attribute_gaps_{model}.png", model=MODELS),
+        *[
+            f"results/figures/wordings_{model}.png"
+            for model in MODELS
+            if len(WORDINGS) > 1
+        ],
+        "results/manifest.json",
+        "results/export/README.md",
     ]

@@ -157,7 +157,7 @@ rule difference_table:
     conda:
         "../../envs/core.yaml"
     params:
-        settings=settings(config["report"]),
+        settings=settings(REPORT),
     shell:
         "hiremeornot difference --settings {params.settings:q} --model {wildcards.model}"
         " --metrics {input.metrics:q} --intervals {input.intervals:q} --tests {input.tests:q}"
@@ -170,6 +170,8 @@ rule summary:
         metrics=expand("results/{model}/metrics.tsv", model=MODELS),
         tests=expand("results/{model}/tests.tsv", model=MODELS),
         position=expand("results/{model}/position_bias.tsv", model=MODELS),
+        manifest="results/manifest.json",
+        robustness=robustness_tables(),
     output:
         report(
             "results/summary.md",
@@ -181,7 +183,9 @@ rule summary:
     conda:
         "../../envs/core.yaml"
     params:
-        settings=settings({"models": config["models"], "report": config["report"]}),
+        settings=settings({"models": config["models"], "report": REPORT}),
+        robustness=lambda wc, input: option("--robustness", input.robustness),
     shell:
         "hiremeornot summary --settings {params.settings:q} --metrics {input.metrics:q}"
-        " --tests {input.tests:q} --position {input.position:q} --out {output:q} 2> {log:q}"
+        " --tests {input.tests:q} --position {input.position:q} {params.robustness}"
+        " --manifest {input.manifest:q} --out {output:q} 2> {log:q}"

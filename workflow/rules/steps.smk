@@ -2,7 +2,11 @@ rule ask_model:
     input:
         unpack(step_inputs),
     output:
-        "results/{model}/{step}/shard-{shard}.parquet",
+        tables=expand(
+            step_table("{{model}}", "{{step}}", "{wording}", "{{shard}}"),
+            wording=WORDINGS,
+        ),
+        record=job_record("{model}", "{step}", "{shard}"),
     log:
         "logs/ask_model/{model}/{step}/shard-{shard}.log",
     conda:
@@ -17,16 +21,18 @@ rule ask_model:
         settings=lambda wc: json.dumps(
             plan.step_settings(config, wc.model, wc.step), sort_keys=True
         ),
-        inputs=step_input_options,
+        step1=step1_tables,
+        wordings=output_wordings,
         store_dir=config["store_dir"],
     shell:
         "OMP_NUM_THREADS={threads} hiremeornot step --step {wildcards.step}"
         " --model {wildcards.model} --shard {wildcards.shard} --settings {params.settings:q}"
-        " --instances {input.instances:q} {params.inputs} --store-dir {params.store_dir:q}"
-        " --out {output:q} 2> {log:q}"
+        " --instances {input.instances:q} --attributes {input.attributes:q} {params.step1}"
+        " --store-dir {params.store_dir:q} --wordings {params.wordings}"
+        " --out {output.tables:q} --record {output.record:q} 2> {log:q}"
 
 
-# Every instance's Step-1 answers, joined by key once per model, for Steps 2-3 and the gaps.
+# Every instance's Step-1 answers, joined by key once per model, for the attribute gaps.
 rule granted:
     input:
         instances="results/dataset/instances.parquet",
@@ -66,6 +72,7 @@ rule estimate:
                     for model in MODELS
                 },
                 "report": config["report"],
+                "wordings": WORDINGS,
             }
         ),
         store_dir=config["store_dir"],

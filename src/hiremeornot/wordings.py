@@ -1,0 +1,157 @@
+"""Does a finding survive rewording the questions? (docs/method.md#wording)
+
+With several prompt wordings (prompts.variants), the headline metrics, intervals and tests pool
+them, wordings resampled as a random factor beside the names (stats.name_bootstrap). This module
+reports each wording on its own and how far they agree:
+
+- wording_metrics: per wording and occupation, the metrics and the name-bootstrap test of the
+  difference within that wording (BH across occupations, within the wording);
+- flip_shares: per occupation, the share of instances whose answer to a question is not the
+  same under every wording;
+- robustness: per occupation, the pooled difference beside the range over wordings, whether its
+  sign agrees under every wording, and whether a difference significant under the reference
+  wording (the first of prompts.variants) keeps its sign and significance under every other.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from hiremeornot.metrics import occupation_metrics
+from hiremeornot.stats import occupation_statistics
+
+QUESTIONS = ("q1", "q2", "q3")
+WORDING_COLUMNS = [
+    "wording",
+    "occupation",
+    "n",
+    "confirmation",
+    "consistency",
+    "difference",
+    "low",
+    "high",
+    "p_value",
+    "q_value",
+    "significant",
+]
+ROBUSTNESS_COLUMNS = [
+    "occupation",
+    "wordings",
+    "difference",
+    "low",
+    "high",
+    "p_value",
+    "q_value",
+    "difference_min",
+    "difference_max",
+    "sign_agrees",
+    "flagged",
+    "robust",
+    *[f"flip_{question}" for question in QUESTIONS],
+    "flip_any",
+]
+
+
+def wordings_run(outcomes: pd.DataFrame) -> list[str]:
+    """The wording ids of an outcomes table, in the order they were run."""
+    return list(dict.fromkeys(outcomes["wording"]))
+
+
+def wording_metrics(outcomes: pd.DataFrame, reading: str, settings: dict) -> pd.DataFrame:
+    """Per wording and occupation: Confirmation, Consistency, the ``reading`` difference, its
+    interval over the names and its test (BH across the occupations of that wording)."""
+    parts = []
+    for wording in wordings_run(outcomes):
+        asked = outcomes[outcomes["wording"] == wording]
+        metrics = occupation_metrics(asked, reading)
+        intervals, tests = occupation_statistics(asked, reading, settings)
+        bounds = intervals[intervals["metric"] == "difference"][["occupation", "low", "high"]]
+        parts.append(
+            metrics[["occupation", "n", "confirmation", "consistency", "difference"]]
+            .merge(bounds, on="occupation", validate="1:1")
+            .merge(
+                tests[["occupation", "p_value", "q_value", "significant"]],
+                on="occupation",
+                validate="1:1",
+            )
+            .assign(wording=wording)
+        )
+    return pd.concat(parts, ignore_index=True)[WORDING_COLUMNS]
+
+
+def flip_shares(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """Per occupation: the share of instances whose Q1 (either subject), Q2, Q3 or any answer
+    differs between wordings."""
+    answers = {
+        "q1": ["q1_female", "q1_male"],
+        "q2": ["q2"],
+        "q3": ["q3"],
+    }
+    per_instance = outcomes.groupby(["occupation", "instance_id"], sort=False)
+    flipped = pd.DataFrame(
+        {
+            f"flip_{question}": per_instance[columns].nunique().gt(1).any(axis=1)
+            for question, columns in answers.items()
+        }
+    )
+    flipped["flip_any"] = flipped.any(axis=1)
+    return flipped.astype(float).groupby(level="occupation", sort=False).mean()
+
+
+def robustness(
+    per_wording: pd.DataFrame,
+    outcomes: pd.DataFrame,
+    intervals: pd.DataFrame,
+    tests: pd.DataFrame,
+) -> pd.DataFrame:
+    """Per occupation: the pooled difference (interval and test from the pooled statistics),
+    its range over wordings, sign agreement, flips, and whether it is flagged (significant under
+    the reference wording) and robust (significant with the same sign under every wording)."""
+    reference = wordings_run(outcomes)[0]
+    by_occupation = per_wording.groupby("occupation", sort=False)
+    differences = by_occupation["difference"]
+    signs = per_wording.assign(sign=per_wording["difference"].apply(_sign))
+    same_sign = signs.groupby("occupation", sort=False)["sign"].agg(
+        lambda s: s.iloc[0] != 0 and s.nunique() == 1
+    )
+    reference_rows = per_wording[per_wording["wording"] == reference].set_index("occupation")
+    all_significant = by_occupation["significant"].all()
+    bounds = intervals[intervals["metric"] == "difference"].set_index("occupation")
+    pooled = tests.set_index("occupation")
+    table = pd.DataFrame(
+        {
+            "wordings": by_occupation.size(),
+            "difference": pooled["difference"],
+            "low": bounds["low"],
+            "high": bounds["high"],
+            "p_value": pooled["p_value"],
+            "q_value": pooled["q_value"],
+            "difference_min": differences.min(),
+            "difference_max": differences.max(),
+            "sign_agrees": same_sign,
+            "flagged": reference_rows["significant"],
+        }
+    )
+    table["robust"] = table["flagged"] & table["sign_agrees"] & all_significant
+    table = table.join(flip_shares(outcomes))
+    return table.rename_axis("occupation").reset_index()[ROBUSTNESS_COLUMNS]
+
+
+def _sign(value: float) -> int:
+    return (value > 0) - (value < 0)
+
+
+def robustness_sentence(table: pd.DataFrame, reference: str, wordings: list[str]) -> str:
+    """The summary's sentence: how many flagged occupations survive every wording."""
+    flagged = table[table["flagged"]]
+    robust = flagged[flagged["robust"]]
+    listed = f" ({', '.join(robust['occupation'])})" if len(robust) else ""
+    return (
+        f"Wording: {len(wordings)} wordings ({', '.join(wordings)}). Of the {len(flagged)} "
+        f"occupations whose difference is significant under the reference wording `{reference}`, "
+        f"{len(robust)} keep its sign and significance under every wording{listed}; "
+        f"{int(table['sign_agrees'].sum())} of all {len(table)} occupations keep the sign of "
+        "their difference under every wording. The Q2 answer changes between wordings in "
+        f"{table['flip_q2'].median():.0%} of an occupation's instances (median; any answer: "
+        f"{table['flip_any'].median():.0%})."
+    )

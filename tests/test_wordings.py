@@ -123,6 +123,9 @@ def test_flips_signs_and_robustness_by_hand():
     )
     assert table.loc["nurse", "sign_agrees"] and table.loc["pilot", "sign_agrees"]
     assert not table["flagged"].any() and not table["robust"].any()  # two names: no significance
+    unflagged = robustness_sentence(table.reset_index(), "paper", ["paper", "plain"])
+    assert "No occupation's difference is significant under the reference wording" in unflagged
+    assert "2 of the 2 occupations keep the sign" in unflagged
     # a constructed flag: robust only where every wording is significant with one sign
     per_wording["significant"] = [True, True, True, False]
     flagged = robustness(per_wording, outcomes, intervals, tests).set_index("occupation")

@@ -32,7 +32,7 @@ from hiremeornot.errors import InputError
 from hiremeornot.metrics import signed_readings
 from hiremeornot.questions import STEP1_KEY
 from hiremeornot.stats import _stream, difference_p_value, name_bootstrap, smallest_p
-from hiremeornot.tables_io import read_table
+from hiremeornot.tables_io import model_step_tables, read_table
 
 STEPS = ("step1", "step2", "step3")
 QUESTIONS = (("step1", "attribute"), ("step2", "q1"), ("step3", "q2"), ("step3", "q3"))
@@ -114,11 +114,6 @@ def _step_of(path: Path) -> str:
     if not found:
         raise InputError(f"{path}: not under a step1, step2 or step3 folder")
     return found[-1]
-
-
-def step_tables(folder: Path) -> list[Path]:
-    """Every step table of a model's result folder (any layout: with or without wordings)."""
-    return sorted(path for step in STEPS for path in (folder / step).glob("**/shard-*.parquet"))
 
 
 def _signatures(granted: pd.DataFrame) -> dict[tuple[str, str, str], str]:
@@ -222,7 +217,7 @@ def load_run(folder: str | Path, label: str, tables: Sequence[str | Path] | None
     for path in needed.values():
         if not path.is_file():
             raise InputError(f"{path}: not found (run the audit of that model to the end first)")
-    paths = [Path(p) for p in tables] if tables else step_tables(folder)
+    paths = [Path(p) for p in tables] if tables else model_step_tables(folder)
     if not paths:
         raise InputError(f"{folder}: no step tables (step1/.../shard-*.parquet)")
     outcomes = read_table(needed["outcomes.tsv"])

@@ -1,10 +1,10 @@
 """Every answer as an open dataset: one JSON Lines file per model and step, and a datasheet.
 
 ``results/export/<model>/<step>.jsonl`` holds one JSON object per question asked, from the step
-tables ``results/<model>/<step>/shard-<i>.parquet``, joined with the instances (names, genders,
-order) and, for Step 1, with the occupations that share each question. Every file of a run has
-the same fields (FIELDS; ``null`` where a field does not apply to a step), plus any further
-column of the step tables as it is (e.g. ``wording`` or ``groups``, where a run has them), and
+tables ``results/<model>/<step>/<wording>/shard-<i>.parquet``, joined with the instances (names,
+genders, order) and, for Step 1, with the occupations that share each question. Every file of a
+run has the same fields (FIELDS; ``null`` where a field does not apply to a step), plus any
+further column of the step tables as it is (``wording``, the prompt wording's id), and
 loads with ``datasets.load_dataset("json", data_files=...)`` or ``pandas.read_json(...,
 lines=True)``. ``results/export/README.md`` is the datasheet, written from the run manifest.
 """
@@ -77,14 +77,10 @@ FIELDS: list[tuple[str, str]] = [
     ("attribute_type", "skill, knowledge or ability (Step 1; null otherwise)"),
 ]
 FIELD_NAMES = [name for name, _ in FIELDS]
-# Columns a step table may have besides (runs with several prompt wordings, names with groups):
-# exported as they are where present, with these meanings.
+# Further columns of the step tables: exported as they are, with these meanings.
 OPTIONAL_FIELDS: dict[str, str] = {
     "wording": "the id of the prompt wording (`paper`: the paper's templates; another id: that "
     "entry of the config's prompts.wordings); question_id starts with it",
-    "groups": "the groups the names stand for, where the name list has groups beyond gender",
-    "served_model": "the model id an API reported serving the answer",
-    "system_fingerprint": "the API's fingerprint of its serving configuration",
 }
 # Step-table columns folded into other fields (logprob_<role> become logprobs, probabilities).
 _FOLDED = ("logprob_",)
@@ -198,7 +194,7 @@ def export_tables(
     out_dir: str | Path,
 ) -> list[dict[str, Any]]:
     """Write ``<out_dir>/<model>/<step>.jsonl`` from the step tables (named
-    ``<model>/<step>/shard-<i>.parquet``); per file: model, step, path, rows, sha256."""
+    ``<model>/<step>/<wording>/shard-<i>.parquet``); per file: model, step, path, rows, sha256."""
     grouped: dict[tuple[str, str], list[tuple[int, Path]]] = {}
     for path in tables:
         model, step, _, shard = step_table_parts(path)
@@ -332,7 +328,8 @@ def datasheet(
                     model["model"],
                     weights_summary(model["weights"]),
                     ", ".join(
-                        f"{s['served_model']} ({s.get('system_fingerprint') or 'no fingerprint'})"
+                        f"{s['served_model'] or 'unnamed'} "
+                        f"({s['system_fingerprint'] or 'no fingerprint'})"
                         f": {s['answers']} answers"
                         for s in model["served"]
                     )

@@ -36,7 +36,7 @@ from hiremeornot.store import (
     uri,
     visit_segments,
 )
-from hiremeornot.tables_io import read_table
+from hiremeornot.tables_io import model_step_tables, read_table
 
 log = logging.getLogger(__name__)
 
@@ -153,11 +153,7 @@ def rebuild(store_dir: str | Path, model: str, results: str | Path, config: dict
             f"--model: unknown model {model!r}; the config has {sorted(config['models'])}"
         )
     identity = model_identity(config["models"][model])
-    folder = Path(results, model)
-    # <step>/<wording>/shard-<i>.parquet; <step>/shard-<i>.parquet before wordings
-    tables = sorted(
-        [*folder.glob("step[123]/*/shard-*.parquet"), *folder.glob("step[123]/shard-*.parquet")]
-    )
+    tables = model_step_tables(Path(results, model))
     if not tables:
         raise InputError(
             f"{Path(results, model)}: no step tables (step1/<wording>/shard-*.parquet, ...)"

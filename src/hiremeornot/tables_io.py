@@ -54,3 +54,14 @@ def read_table(path: str | Path) -> pd.DataFrame:
 def read_tables(paths: Iterable[str | Path]) -> pd.DataFrame:
     """Tables written by :func:`write_table`, one after the other (e.g. the shards of a step)."""
     return pd.concat([read_table(path) for path in paths], ignore_index=True)
+
+
+def model_step_tables(folder: str | Path) -> list[Path]:
+    """Every step table of a model's result folder: ``<step>/<wording>/shard-<i>.parquet``, or
+    ``<step>/shard-<i>.parquet`` as written before wordings."""
+    return sorted(
+        path
+        for step in ("step1", "step2", "step3")
+        for pattern in ("*/shard-*.parquet", "shard-*.parquet")
+        for path in (Path(folder) / step).glob(pattern)
+    )

@@ -146,12 +146,19 @@ def robustness_sentence(table: pd.DataFrame, reference: str, wordings: list[str]
     flagged = table[table["flagged"]]
     robust = flagged[flagged["robust"]]
     listed = f" ({', '.join(robust['occupation'])})" if len(robust) else ""
+    survival = (
+        f"Of the {len(flagged)} occupations whose difference is significant under the reference "
+        f"wording `{reference}`, {len(robust)} keep its sign and significance under every "
+        f"wording{listed}"
+        if len(flagged)
+        else f"No occupation's difference is significant under the reference wording "
+        f"`{reference}`, so none has a finding to survive rewording"
+    )
     return (
-        f"Wording: {len(wordings)} wordings ({', '.join(wordings)}). Of the {len(flagged)} "
-        f"occupations whose difference is significant under the reference wording `{reference}`, "
-        f"{len(robust)} keep its sign and significance under every wording{listed}; "
-        f"{int(table['sign_agrees'].sum())} of all {len(table)} occupations keep the sign of "
-        "their difference under every wording. The Q2 answer changes between wordings in "
+        f"Wording: {len(wordings)} wordings ({', '.join(wordings)}). {survival}; "
+        f"{int(table['sign_agrees'].sum())} of the {len(table)} occupations keep the sign of "
+        "their difference (non-zero) under every wording. The Q2 answer changes between "
+        "wordings in "
         f"{table['flip_q2'].median():.0%} of an occupation's instances (median; any answer: "
         f"{table['flip_any'].median():.0%})."
     )

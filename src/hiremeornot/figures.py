@@ -120,19 +120,27 @@ def attribute_gaps(gaps: pd.DataFrame, model: str, path: str | Path) -> None:
 def wording_differences(
     per_wording: pd.DataFrame, pooled: pd.DataFrame, model: str, path: str | Path
 ) -> None:
-    """Each occupation's difference under each wording (coloured dots) and pooled over the
-    wordings with its interval (black), occupations ordered by the pooled difference."""
+    """Each occupation's difference under each wording with its interval over the names
+    (colour), and pooled over the wordings with its interval over names and wordings (black),
+    occupations ordered by the pooled difference."""
     pooled = pooled.sort_values("difference")
     rows = {occupation: i for i, occupation in enumerate(pooled["occupation"])}
     wordings = list(dict.fromkeys(per_wording["wording"]))
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.32 * len(rows)))
+    fig, ax = plt.subplots(figsize=(7, 1.6 + 0.45 * len(rows)))
     ax.axvline(0, color="grey", linewidth=0.8)
-    offsets = np.linspace(-0.25, 0.25, len(wordings))
+    offsets = np.linspace(-0.3, -0.1, len(wordings)) if len(wordings) > 1 else [-0.2]
     for offset, wording in zip(offsets, wordings, strict=True):
         asked = per_wording[per_wording["wording"] == wording]
-        y = asked["occupation"].map(rows) + offset
-        ax.scatter(asked["difference"], y, s=18, label=wording, zorder=3)
-    y = np.arange(len(rows))
+        ax.errorbar(
+            asked["difference"],
+            asked["occupation"].map(rows) + offset,
+            xerr=[asked["difference"] - asked["low"], asked["high"] - asked["difference"]],
+            fmt="o",
+            markersize=4,
+            linewidth=0.8,
+            label=f"{wording} (interval over names)",
+        )
+    y = np.arange(len(rows)) + 0.15
     ax.errorbar(
         pooled["difference"],
         y,
@@ -142,11 +150,11 @@ def wording_differences(
         markersize=4,
         label="pooled (interval over names and wordings)",
     )
-    ax.set_yticks(y, list(rows))
+    ax.set_yticks(np.arange(len(rows)), list(rows))
     ax.set_xlim(-1.05, 1.05)
     ax.set_xlabel("female - male difference (positive favours female subjects)")
     ax.set_title(f"{model}: the difference under each wording")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     _save(fig, path)
 
 

@@ -21,7 +21,7 @@ from hiremeornot.dataset import build_instances
 from hiremeornot.names import make_pairs, read_name_lists
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
-from hiremeornot.prompts import PromptRenderer
+from hiremeornot.prompts import PAPER, PromptRenderer, wordings
 from hiremeornot.questions import (
     granted_attributes,
     step1_questions,
@@ -39,18 +39,17 @@ def prompts(n: int) -> tuple[list[Request], list[Request]]:
     The pipeline asks a job's distinct questions sorted by prompt; the first n are taken.
     """
     config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
-    renderer = PromptRenderer(config["prompts"])
+    renderers = {PAPER: PromptRenderer(wordings(config["prompts"])[PAPER])}
     occupations = select_occupations(REPO / config["occupations"]["table"], "all")
     names = read_name_lists(DATA / "ethical-interventions/word_lists/nouns/subjects")
     instances = build_instances(occupations, make_pairs(names, 2, 0), ["female_first"])
     codes = sorted(set(occupations["soc_code"]))
     attributes = extract_attributes(DATA / "onet/db_29_3_text", codes, 5, suppressed="keep")
     rows = step1_rows(instances, attributes)
-    step1 = step1_questions(rows, renderer, config["answers"])
-    granted = {
-        key: ["Critical Thinking skill"] for key in granted_attributes(rows.assign(choice="no"))
-    }
-    step3 = step3_questions(instances, granted, renderer, config["answers"])
+    step1 = step1_questions(rows, renderers, config["answers"])
+    answered = rows.assign(choice="no", wording=PAPER)
+    granted = {key: ["Critical Thinking skill"] for key in granted_attributes(answered)}
+    step3 = step3_questions(instances, granted, renderers, config["answers"])
 
     def requests(table):
         unique = table.drop_duplicates("prompt").sort_values("prompt")

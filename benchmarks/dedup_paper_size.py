@@ -21,7 +21,7 @@ from hiremeornot.dataset import build_instances
 from hiremeornot.names import make_pairs, read_name_lists
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
-from hiremeornot.prompts import PromptRenderer
+from hiremeornot.prompts import PAPER, PromptRenderer, wordings
 from hiremeornot.questions import step1_questions, step1_rows
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,9 +40,9 @@ def main() -> None:
     attributes = extract_attributes(
         DATA / "onet/db_29_3_text", sorted(set(occupations["soc_code"])), 5, suppressed="keep"
     )
-    renderer = PromptRenderer(config["prompts"])
+    renderers = {PAPER: PromptRenderer(wordings(config["prompts"])[PAPER])}
     questions = step1_rows(instances, attributes)  # one per instance x subject x attribute
-    distinct = step1_questions(questions, renderer, config["answers"])
+    distinct = step1_questions(questions, renderers, config["answers"])
     later = 2 * len(instances) * 2  # Q1 per subject, Q2 and Q3 per instance
     print(
         f"instances: {len(instances)} ({len(occupations)} occupations x {len(pairs)} pairs x "

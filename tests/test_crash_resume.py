@@ -65,8 +65,12 @@ def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
         str(tmp_path / "attributes.tsv"),
         "--store-dir",
         str(tmp_path / "store"),
+        "--wordings",
+        "paper",
         "--out",
         str(output),
+        "--record",
+        str(tmp_path / "step1.json"),
     ]
     job = subprocess.Popen(command, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
@@ -78,6 +82,7 @@ def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
     total = 2 * 2 * 2 * len(attributes[["element_id", "attribute_type"]].drop_duplicates())
     assert 0 < before_kill < total, "the job must be killed mid-shard"
     assert not output.exists() and not list(tmp_path.glob(".*partial*"))
+    assert not (tmp_path / "step1.json").exists()
 
     rerun = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
@@ -87,3 +92,5 @@ def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
     assert tuple(map(int, line.groups())) == (total, total - before_kill, before_kill)
     assert stored(store) == total
     assert len(pd.read_parquet(output)) == total
+    record = json.loads((tmp_path / "step1.json").read_text())
+    assert (record["asked"], record["from_store"]) == (total - before_kill, before_kill)

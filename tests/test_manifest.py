@@ -16,7 +16,7 @@ from hiremeornot import manifest
 from hiremeornot.backends.location import locate
 from hiremeornot.config import schema, validate_config
 from hiremeornot.errors import InputError
-from hiremeornot.tables_io import write_table
+from hiremeornot.tables_io import step_table_parts, write_table
 
 
 def sha(path: Path) -> str:
@@ -144,8 +144,8 @@ def test_a_job_record_travels_in_its_tables_metadata(tmp_path):
 
 
 def test_step_tables_are_named_by_model_step_wording_and_shard():
-    assert manifest.step_table_parts("results/m/step1/shard-3.parquet") == ("m", "step1", None, 3)
-    assert manifest.step_table_parts("results/m/step3/paper/shard-0.parquet") == (
+    assert step_table_parts("results/m/step1/shard-3.parquet") == ("m", "step1", None, 3)
+    assert step_table_parts("results/m/step3/paper/shard-0.parquet") == (
         "m",
         "step3",
         "paper",
@@ -153,7 +153,7 @@ def test_step_tables_are_named_by_model_step_wording_and_shard():
     )
     for bad in ("results/m/other/shard-0.parquet", "results/m/step1/table.parquet"):
         with pytest.raises(InputError, match="not a step table"):
-            manifest.step_table_parts(bad)
+            step_table_parts(bad)
 
 
 def test_large_files_are_hashed_once_and_again_when_they_change(tmp_path):

@@ -9,27 +9,17 @@ import pytest
 
 from hiremeornot.asking import ask
 from hiremeornot.backends import Response, load_backend, model_identity
-from hiremeornot.config import model_settings
 from hiremeornot.store import REQUIRED_COLUMNS, ResponseStore, request_key, segments
 from hiremeornot.store_maintenance import check, compact, served_identities, stored_answers
 from tests.doubles import CountingBackend
+from tests.test_openai_backend import settings
 from tests.test_store import requests
 
 IDENTITY = {"backend": "transformers", "model": "m"}
 
 
 def api_settings(fake, **changes):
-    return model_settings(
-        {
-            "backend": "openai",
-            "model": "gpt-test",
-            "base_url": fake.url,
-            "api_key_env": "HIREMEORNOT_TEST_KEY",
-            "max_retries": 0,
-            "batch_poll_s": 0,
-            **changes,
-        }
-    )
+    return settings(fake, model="gpt-test", max_retries=0, batch_poll_s=0, **changes)
 
 
 @pytest.mark.parametrize("mode", ["sync", "batch"])

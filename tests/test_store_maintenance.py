@@ -17,10 +17,10 @@ from hiremeornot.cli import main
 from hiremeornot.config import load_config
 from hiremeornot.plan import step_settings
 from hiremeornot.prompts import PAPER
-from hiremeornot.steps import STEPS, attach_answers, build_questions
+from hiremeornot.steps import attach_answers, build_questions
 from hiremeornot.store import ResponseStore, request_key, segments
 from hiremeornot.store_maintenance import check, compact
-from hiremeornot.tables_io import write_table
+from hiremeornot.tables_io import STEPS, write_table
 from tests.conftest import REPO, needs_data
 from tests.doubles import CountingBackend
 from tests.test_steps import inputs  # noqa: F401 (the fixture)

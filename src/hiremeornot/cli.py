@@ -37,8 +37,8 @@ from hiremeornot.backends.location import locate_model
 from hiremeornot.config import load_config
 from hiremeornot.dataset import build_instances
 from hiremeornot.errors import InputError
-from hiremeornot.steps import STEPS, run_step, write_granted
-from hiremeornot.tables_io import read_table, read_tables, write_table
+from hiremeornot.steps import run_step, write_granted
+from hiremeornot.tables_io import STEPS, read_table, read_tables, write_table
 
 log = logging.getLogger("hiremeornot")
 

@@ -32,9 +32,8 @@ from hiremeornot.errors import InputError
 from hiremeornot.metrics import signed_readings
 from hiremeornot.questions import STEP1_KEY
 from hiremeornot.stats import _stream, difference_p_value, name_bootstrap, smallest_p
-from hiremeornot.tables_io import model_step_tables, read_table
+from hiremeornot.tables_io import model_step_tables, read_table, step_table_parts
 
-STEPS = ("step1", "step2", "step3")
 QUESTIONS = (("step1", "attribute"), ("step2", "q1"), ("step3", "q2"), ("step3", "q3"))
 METRICS = ("confirmation", "consistency", "difference")
 METRIC_RANGE = {"confirmation": (-1.0, 1.0), "consistency": (-1.0, 1.0), "difference": (-2.0, 2.0)}
@@ -109,13 +108,6 @@ def _one_line(text: str, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
-def _step_of(path: Path) -> str:
-    found = [part for part in path.parts if part in STEPS]
-    if not found:
-        raise InputError(f"{path}: not under a step1, step2 or step3 folder")
-    return found[-1]
-
-
 def _signatures(granted: pd.DataFrame) -> dict[tuple[str, str, str], str]:
     """Per (wording, instance, gender): the attributes Step 1 granted, as one string."""
     yes = granted.assign(wording=_wording(granted))
@@ -146,7 +138,7 @@ def question_table(
     signatures = _signatures(granted)
     parts = []
     for path in tables:
-        step = _step_of(Path(path))
+        step = step_table_parts(path)[1]
         table = read_table(path)
         if "choices" not in table:
             raise InputError(

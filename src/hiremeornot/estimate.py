@@ -20,8 +20,9 @@ from hiremeornot.backends import Request, model_identity
 from hiremeornot.backends.openai.cost import cost_estimate
 from hiremeornot.questions import STEP1_KEY, step1_rows
 from hiremeornot.report import markdown_table
-from hiremeornot.steps import STEPS, build_questions
+from hiremeornot.steps import build_questions
 from hiremeornot.store import ResponseStore, request_key
+from hiremeornot.tables_io import STEPS
 
 COLUMNS = [
     "model",

@@ -23,9 +23,9 @@ from scipy.special import softmax
 
 from hiremeornot.atomic import atomic_output
 from hiremeornot.errors import InputError
-from hiremeornot.manifest import sha256_file, step_table_parts, weights_summary
+from hiremeornot.manifest import sha256_file, weights_summary
 from hiremeornot.questions import STEP1_KEY, step1_rows
-from hiremeornot.tables_io import read_table
+from hiremeornot.tables_io import read_table, step_table_parts
 
 # Every field of an exported row, in order, with what it holds (the datasheet lists them).
 FIELDS: list[tuple[str, str]] = [

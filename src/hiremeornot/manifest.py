@@ -31,6 +31,7 @@ from hiremeornot.config import model_keys
 from hiremeornot.errors import InputError
 from hiremeornot.onet import FILES_READ as ONET_FILES_READ
 from hiremeornot.store_maintenance import served_identities
+from hiremeornot.tables_io import step_table_parts
 
 MANIFEST_VERSION = 1
 KEY_PACKAGES = ("hiremeornot", "snakemake", "torch", "transformers", "vllm", "openai", "pandas")
@@ -378,24 +379,6 @@ def answer_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # --- the manifest ------------------------------------------------------------------------------
-
-
-STEPS = ("step1", "step2", "step3")
-
-
-def step_table_parts(path: str | Path) -> tuple[str, str, str | None, int]:
-    """(model, step, wording, shard) of a step table ``<model>/<step>/shard-<i>.parquet`` or
-    ``<model>/<step>/<wording>/shard-<i>.parquet`` (wording None in the first layout)."""
-    path = Path(path)
-    parents = [parent.name for parent in path.parents]
-    try:
-        shard = int(path.stem.removeprefix("shard-"))
-        at = next(i for i, name in enumerate(parents[:2]) if name in STEPS)
-    except (ValueError, StopIteration):
-        raise InputError(
-            f"{path}: not a step table (<model>/<step>[/<wording>]/shard-<i>.parquet)"
-        ) from None
-    return parents[at + 1], parents[at], parents[0] if at == 1 else None, shard
 
 
 COUNTS = ("rows", "jobs", "questions", "asked", "from_store")

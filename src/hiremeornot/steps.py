@@ -36,8 +36,6 @@ from hiremeornot.questions import (
 from hiremeornot.store import ResponseStore
 from hiremeornot.tables_io import read_table, read_tables, write_table
 
-STEPS = ("step1", "step2", "step3")
-
 
 def occupation_shards(instances: pd.DataFrame, shard_size: int) -> list[list[str]]:
     """The occupations of each shard, in the instances' order."""

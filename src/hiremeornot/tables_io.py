@@ -11,6 +11,8 @@ import pandas as pd
 from hiremeornot.atomic import atomic_output
 from hiremeornot.errors import InputError
 
+STEPS = ("step1", "step2", "step3")
+
 
 def read_tsv(path: str | Path, columns: Iterable[str], *, quoted: bool = False) -> pd.DataFrame:
     """Read a TSV with a header row as strings; require ``columns`` to be present.
@@ -61,7 +63,22 @@ def model_step_tables(folder: str | Path) -> list[Path]:
     ``<step>/shard-<i>.parquet`` as written before wordings."""
     return sorted(
         path
-        for step in ("step1", "step2", "step3")
+        for step in STEPS
         for pattern in ("*/shard-*.parquet", "shard-*.parquet")
         for path in (Path(folder) / step).glob(pattern)
     )
+
+
+def step_table_parts(path: str | Path) -> tuple[str, str, str | None, int]:
+    """(model, step, wording, shard) of a step table ``<model>/<step>/shard-<i>.parquet`` or
+    ``<model>/<step>/<wording>/shard-<i>.parquet`` (wording None in the first layout)."""
+    path = Path(path)
+    parents = [parent.name for parent in path.parents]
+    try:
+        shard = int(path.stem.removeprefix("shard-"))
+        at = next(i for i, name in enumerate(parents[:2]) if name in STEPS)
+    except (ValueError, StopIteration):
+        raise InputError(
+            f"{path}: not a step table (<model>/<step>[/<wording>]/shard-<i>.parquet)"
+        ) from None
+    return parents[at + 1], parents[at], parents[0] if at == 1 else None, shard

@@ -14,6 +14,8 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/wordings.smk"
 include: "workflow/rules/audit.smk"
 include: "workflow/rules/compare.smk"
+include: "workflow/rules/impact.smk"
+include: "workflow/rules/names.smk"
 
 
 rule all:

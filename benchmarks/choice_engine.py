@@ -17,8 +17,9 @@ import yaml
 from hiremeornot.backends import Request, load_backend
 from hiremeornot.backends.transformers_backend import OutlinesChoice
 from hiremeornot.config import model_settings, validate_config
+from hiremeornot.contrasts import GENDER_CONTRAST, contrast_pairs
 from hiremeornot.dataset import build_instances
-from hiremeornot.names import make_pairs, read_name_lists
+from hiremeornot.names import read_name_list
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
 from hiremeornot.prompts import PAPER, PromptRenderer, wordings
@@ -41,8 +42,10 @@ def prompts(n: int) -> tuple[list[Request], list[Request]]:
     config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
     renderers = {PAPER: PromptRenderer(wordings(config["prompts"])[PAPER])}
     occupations = select_occupations(REPO / config["occupations"]["table"], "all")
-    names = read_name_lists(DATA / "ethical-interventions/word_lists/nouns/subjects")
-    instances = build_instances(occupations, make_pairs(names, 2, 0), ["female_first"])
+    source = config["sources"]["names"]["ethical-interventions"]
+    names = read_name_list(DATA, source, "ethical-interventions")
+    pairs = contrast_pairs(names, GENDER_CONTRAST, 2, 0)
+    instances = build_instances(occupations, pairs, ["female_first"])
     codes = sorted(set(occupations["soc_code"]))
     attributes = extract_attributes(DATA / "onet/db_29_3_text", codes, 5, suppressed="keep")
     rows = step1_rows(instances, attributes)

@@ -17,10 +17,12 @@ import yaml
 
 from hiremeornot.backends import Request, load_backend
 from hiremeornot.config import model_settings, validate_config
+from hiremeornot.contrasts import GENDER, GENDER_CONTRAST, contrast_pairs
 from hiremeornot.dataset import build_instances
-from hiremeornot.names import make_pairs, read_name_lists
+from hiremeornot.names import read_name_list
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
+from hiremeornot.plan import listing_orders
 from hiremeornot.prompts import PAPER, PromptRenderer, wordings
 from hiremeornot.questions import step1_questions, step1_rows
 
@@ -34,9 +36,12 @@ def main() -> None:
     args = parser.parse_args()
     config = validate_config(yaml.safe_load((REPO / "config/paper.yaml").read_text()))
     occupations = select_occupations(REPO / config["occupations"]["table"], "all")
-    names = read_name_lists(DATA / config["names"]["list"] / "word_lists/nouns/subjects")
-    pairs = make_pairs(names, config["names"]["pairs"], config["names"]["seed"])
-    instances = build_instances(occupations, pairs, config["names"]["orders"])
+    listed = config["names"]["list"]
+    names = read_name_list(DATA, config["sources"]["names"][listed], listed)
+    pairs = contrast_pairs(
+        names, GENDER_CONTRAST, config["names"]["pairs"], config["names"]["seed"]
+    )
+    instances = build_instances(occupations, pairs, listing_orders(config, GENDER))
     attributes = extract_attributes(
         DATA / "onet/db_29_3_text", sorted(set(occupations["soc_code"])), 5, suppressed="keep"
     )

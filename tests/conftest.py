@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
+
+from hiremeornot.config import schema
+from hiremeornot.contrasts import GENDER_CONTRAST, contrast_pairs
+from hiremeornot.names import read_name_list
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -20,6 +26,44 @@ needs_data = pytest.mark.skipif(
 
 def subjects_dir(name_list: str) -> Path:
     return SHARED_DATA / name_list / "word_lists" / "nouns" / "subjects"
+
+
+# The built-in name lists' settings (sources.names), as the schema declares them.
+NAME_SOURCES = schema()["properties"]["sources"]["properties"]["names"]["default"]
+
+
+def run_dataset(root: Path, female: str, male: str, *options: str) -> tuple[int, Path]:
+    """The dataset command on a list ``mine`` of UnQover's format under ``root`` (its female
+    and male files' text), for nurse, all pairs, female first; its exit code and the folder."""
+    from hiremeornot.cli import main
+
+    folder = root / "mine" / "word_lists" / "nouns" / "subjects"
+    folder.mkdir(parents=True)
+    (folder / "female").write_text(female)
+    (folder / "male").write_text(male)
+    settings = {
+        "select": ["nurse"],
+        "pairs": "all",
+        "seed": 0,
+        "orders": ["female_first"],
+        "list": "mine",
+        "source": {"format": "unqover", "folder": "mine", "url": "-"},
+        "answers": {"yes": "Yes", "no": "No", "both": "both", "neither": "neither"},
+    }
+    command = ["dataset", "--settings", json.dumps(settings), "--occupations"]
+    command += [str(OCCUPATIONS_TABLE), "--data-root", str(root), *options]
+    command += ["--out-pairs", str(root / "p.tsv"), "--out", str(root / "i.parquet")]
+    return main(command), folder
+
+
+def name_table(name_list: str) -> pd.DataFrame:
+    """A built-in name list read from the shared data, as the dataset rule reads it."""
+    return read_name_list(SHARED_DATA, NAME_SOURCES[name_list], name_list)
+
+
+def gender_pairs(name_list: str, pairs: int | str, seed: int) -> pd.DataFrame:
+    """Female x male pairs of a gender-only list, as the default config builds them."""
+    return contrast_pairs(name_table(name_list), GENDER_CONTRAST, pairs, seed)
 
 
 @pytest.fixture(scope="session")

@@ -109,7 +109,7 @@ def coverage(
         (low,), (high,) = boot.interval(confidence, -1.0, 1.0)
         name_hits += low <= truth <= high
         name_widths.append(high - low)
-        floor = smallest_p(boot.female_names, boot.male_names)
+        floor = smallest_p(boot.a_names, boot.b_names)
         p_value = difference_p_value(boot.estimate[0], boot.se[0], boot.df, floor)
         rejected += p_value < alpha
         estimates.append(boot.estimate[0])

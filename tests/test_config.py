@@ -39,7 +39,8 @@ def test_default_config_is_valid_and_defaults_are_filled():
     assert loaded["models"]["smollm2-135m"]["dtype"] == "float32"
     filled = validate_config({"models": {"m": {"backend": "transformers", "model": "x/y"}}})
     assert filled["prompts"]["q3"] == "Who will be {a_occupation}?"
-    assert filled["names"]["orders"] == ["female_first", "male_first"]
+    assert filled["names"]["orders"] == ["a_first", "b_first"]
+    assert filled["names"]["contrast"] == "gender"
     assert filled["models"]["m"]["shard_size"] == 0
 
 

@@ -17,13 +17,12 @@ import yaml
 
 from hiremeornot.config import validate_config
 from hiremeornot.dataset import build_instances
-from hiremeornot.names import make_pairs, read_name_lists
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
 from hiremeornot.plan import step_settings
 from hiremeornot.store import ResponseStore
 from hiremeornot.tables_io import write_table
-from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, needs_data, subjects_dir
+from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, gender_pairs, needs_data
 
 pytestmark = [pytest.mark.slow, needs_data]
 
@@ -34,7 +33,7 @@ def stored(store: Path) -> int:
 
 def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
     occupations = select_occupations(OCCUPATIONS_TABLE, ["nurse", "pilot"])
-    pairs = make_pairs(read_name_lists(subjects_dir("ethical-interventions")), 2, 1)
+    pairs = gender_pairs("ethical-interventions", 2, 1)
     write_table(
         build_instances(occupations, pairs, ["female_first", "male_first"]),
         tmp_path / "instances.parquet",

@@ -13,8 +13,8 @@ import pytest
 
 from hiremeornot.download import download_names, download_onet
 from hiremeornot.errors import InputError
-from hiremeornot.names import read_name_lists
-from tests.conftest import ONET_DIR, needs_data, subjects_dir
+from hiremeornot.names import FORMAT_FILES, read_name_list
+from tests.conftest import NAME_SOURCES, ONET_DIR, SHARED_DATA, name_table, needs_data
 
 pytestmark = needs_data
 
@@ -27,7 +27,8 @@ def server(tmp_path):
     with zipfile.ZipFile(archive, "w") as zf:
         for name in ("Occupation Data.txt", "Content Model Reference.txt"):
             zf.write(ONET_DIR / name, f"db_29_3_text/{name}")
-    shutil.copytree(subjects_dir("ethical-interventions"), root / "names")
+    for source in NAME_SOURCES.values():  # each list's repository layout, as upstream serves it
+        shutil.copytree(SHARED_DATA / source["folder"], root / source["folder"])
     handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -58,7 +59,12 @@ def test_wrong_release_name_is_explained(server, tmp_path):
         download_onet(f"{url}/db_29_3_text.zip", "db_30_0_text", tmp_path / "onet/y")
 
 
-def test_name_lists(server, tmp_path):
+@pytest.mark.parametrize("name_list", sorted(NAME_SOURCES))
+def test_name_lists(server, tmp_path, name_list):
     url, _ = server
-    folder = download_names(f"{url}/names", tmp_path / "names")
-    assert len(read_name_lists(folder)["female"]) == 10
+    source = NAME_SOURCES[name_list]
+    files = list(FORMAT_FILES[source["format"]])
+    download_names(f"{url}/{source['folder']}", files, tmp_path / source["folder"])
+    downloaded = read_name_list(tmp_path, source, name_list)
+    expected = name_table(name_list)
+    assert downloaded[["name", "gender", "race"]].equals(expected[["name", "gender", "race"]])

@@ -111,7 +111,7 @@ def rows_of(step: str, table: pd.DataFrame) -> list[dict]:
     rows = list(export.export_rows("m", step, 0, table, INSTANCES, context))
     assert len(rows) == len(table)
     for row in rows:  # every row has every documented field, and is strict JSON
-        assert list(row)[: len(export.FIELD_NAMES)] == export.FIELD_NAMES
+        assert list(row)[: len(export.field_names())] == export.field_names()
         json.dumps(row, allow_nan=False)
     return rows
 
@@ -212,7 +212,7 @@ def test_each_file_loads_with_the_datasets_json_loader(exported, tmp_path):
             "json", data_files=str(out / f"m/{step}.jsonl"), cache_dir=str(tmp_path / "hf")
         )["train"]
         assert loaded.num_rows == 8
-        assert loaded.column_names[: len(export.FIELD_NAMES)] == export.FIELD_NAMES
+        assert loaded.column_names[: len(export.field_names())] == export.field_names()
         if step == "step3":
             assert loaded[1]["logprobs"] == [-1.0, -0.5, -3.0, None]
         if step == "step2":
@@ -268,7 +268,7 @@ def test_the_datasheet_says_what_was_asked_of_whom_under_which_licences(exported
         "| api | openai | gpt-x | API model gpt-x | gpt-x-0125 (no fingerprint): 3 answers |"
         in text
     )
-    for name in export.FIELD_NAMES + ["wording"]:
+    for name in export.field_names() + ["wording"]:
         assert f"`{name}`" in text, name
     assert "`" + "5a" * 32 + "`" in text and "commit c0ffee" in text
     assert (

@@ -118,12 +118,20 @@ def test_each_source_states_its_licence_and_pins_the_commit_the_config_downloads
         sources["onet"]["licence"] == "CC BY 4.0" and "trademark" in sources["onet"]["attribution"]
     )
     assert all(s["licence"] and s["upstream"] and s["version"] for s in sources.values())
-    urls = schema()["properties"]["sources"]["properties"]["names"]["default"]
-    for name, url in urls.items():
-        commit = sources[name]["version"].removeprefix("commit ")
-        assert f"/{commit}/" in url, name
-        assert sources[name]["upstream"].removeprefix("https://github.com/") in url
-        assert sources[name]["licence"] == "Apache-2.0"
+    lists = schema()["properties"]["sources"]["properties"]["names"]["default"]
+    licences = {}
+    for name, source in lists.items():
+        listed = sources[source["folder"]]
+        commit = listed["version"].removeprefix("commit ")
+        assert source["url"].endswith(f"/{commit}"), name
+        assert listed["upstream"].removeprefix("https://github.com/") in source["url"]
+        licences[name] = listed["licence"]
+    assert licences == {
+        "unqover": "Apache-2.0",
+        "ethical-interventions": "Apache-2.0",
+        "bloomberg": "Apache-2.0",
+        "bbq": "CC BY 4.0",
+    }
 
 
 def summary(questions=4, asked=3, from_store=1):

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from scipy.stats import t as t_dist
 
-from hiremeornot.metrics import INSTANCE_COLUMNS, occupation_metrics
-from hiremeornot.names import ORDERS
+from hiremeornot.contrasts import GENDER
+from hiremeornot.metrics import instance_columns, occupation_metrics
 from hiremeornot.stats import (
     CONFOUNDED,
     attribute_gaps,
@@ -52,18 +52,18 @@ def outcomes_table(rows):
         table[f"p_q1_{gender}"] = (table[f"q1_{gender}"] == "yes").astype(float)
         for question in ("q2", "q3"):
             table[f"p_{question}_{gender}"] = (table[question] == gender).astype(float)
-    return table[INSTANCE_COLUMNS]
+    return table[instance_columns()]
 
 
 def instance_rows(occupation, answers, names=None):
-    """Instance i is pair i // 2 in order ORDERS[i % 2]; answers are (q1f, q1m, q2, q3).
+    """Instance i is pair i // 2 in order GENDER.orders[i % 2]; answers are (q1f, q1m, q2, q3).
 
     Pair k joins female name F{k} and male name M{k} unless ``names`` maps k to (f, m).
     """
     rows = []
     for i, answer in enumerate(answers):
         f, m = names(i // 2) if names else (i // 2, i // 2)
-        rows.append((occupation, f"F{f}-M{m}", ORDERS[i % 2], *answer))
+        rows.append((occupation, f"F{f}-M{m}", GENDER.orders[i % 2], *answer))
     return rows
 
 
@@ -199,7 +199,7 @@ def test_name_bootstrap_hand_case():
     )
     boot = name_bootstrap(frame, ["value"], 1000, [0])
     assert boot.estimate[0] == 0.5
-    assert (boot.n_pairs, boot.female_names, boot.male_names, boot.df) == (4, 2, 2, 1)
+    assert (boot.n_pairs, boot.a_names, boot.b_names, boot.df) == (4, 2, 2, 1)
     # a resample holds A twice (1), B twice (0) or one of each (1/2): P = 1/4, 1/4, 1/2
     assert set(np.round(boot.draws[0], 9)) == {0.0, 0.5, 1.0}
     assert np.mean(boot.draws[0] == 0.5) == pytest.approx(0.5, abs=0.05)

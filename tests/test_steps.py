@@ -6,14 +6,13 @@ import yaml
 
 from hiremeornot.config import validate_config
 from hiremeornot.dataset import build_instances
-from hiremeornot.names import make_pairs, read_name_lists
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
 from hiremeornot.plan import step_settings
 from hiremeornot.prompts import PromptRenderer
 from hiremeornot.questions import join_step1, step1_rows
 from hiremeornot.steps import build_questions
-from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, needs_data, subjects_dir
+from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, gender_pairs, needs_data
 
 pytestmark = needs_data
 PAPER = ["paper"]
@@ -24,7 +23,7 @@ CONFIG = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
 @pytest.fixture(scope="module")
 def inputs():
     occupations = select_occupations(OCCUPATIONS_TABLE, ["nurse", "surgeon", "pilot", "doctor"])
-    pairs = make_pairs(read_name_lists(subjects_dir("ethical-interventions")), 3, 0)
+    pairs = gender_pairs("ethical-interventions", 3, 0)
     instances = build_instances(occupations, pairs, ["female_first", "male_first"])
     codes = sorted(set(occupations["soc_code"]))
     attributes = extract_attributes(ONET_DIR, codes, 5, suppressed="keep")

@@ -1,12 +1,12 @@
 """Answer spaces that cannot collide: two choices of one question never read the same."""
 
+import pandas as pd
 import pytest
 
-from hiremeornot.cli import main
 from hiremeornot.errors import InputError
-from hiremeornot.names import check_answer_words
+from hiremeornot.names import NAME_COLUMNS, check_answer_words
 from hiremeornot.plan import check_answer_space, check_config
-from tests.conftest import OCCUPATIONS_TABLE
+from tests.conftest import run_dataset
 from tests.test_config import DEFAULT, config
 
 ANSWERS = {"yes": "Yes", "no": "No", "both": "both", "neither": "neither"}
@@ -32,24 +32,25 @@ def test_the_config_check_refuses_answers_that_collide():
 
 
 @pytest.mark.parametrize(("name", "key"), [("Both", "both"), ("Yes", "yes")])
-def test_a_name_that_reads_as_an_answer_word_is_named_with_its_file(tmp_path, name, key):
-    names = {"female": ["Mary", name], "male": ["James"]}
+def test_a_name_that_reads_as_an_answer_word_is_named_with_its_file(name, key):
+    names = pd.DataFrame(
+        [("Mary", "female", "", "f:1"), (name, "female", "", "f:2"), ("James", "male", "", "m:1")],
+        columns=NAME_COLUMNS,
+    )
     with pytest.raises(InputError) as error:
-        check_answer_words(names, tmp_path, ANSWERS)
+        check_answer_words(names, ANSWERS)
     assert str(error.value) == (
-        f"{tmp_path}/female: the name {name!r} reads as answers.{key} ({ANSWERS[key]!r}); "
+        f"f:2: the name {name!r} reads as answers.{key} ({ANSWERS[key]!r}); "
         f"remove the name or change answers.{key}"
     )
-    check_answer_words({"female": ["Mary"], "male": ["James"]}, tmp_path, ANSWERS)
+    check_answer_words(names.drop(index=1), ANSWERS)
 
 
 def test_the_dataset_step_refuses_such_a_name(tmp_path, capsys):
-    (tmp_path / "female").write_text("[subj] female | Mary\n[subj] female | Neither\n")
-    (tmp_path / "male").write_text("[subj] male | James\n")
-    settings = '{"select": ["nurse"], "pairs": "all", "seed": 0, "orders": ["female_first"], '
-    settings += '"answers": {"yes": "Yes", "no": "No", "both": "both", "neither": "neither"}}'
-    command = ["dataset", "--settings", settings, "--occupations", str(OCCUPATIONS_TABLE)]
-    command += ["--names-dir", str(tmp_path), "--out-pairs", str(tmp_path / "p.tsv")]
-    assert main([*command, "--out", str(tmp_path / "i.parquet")]) == 1
-    assert "female: the name 'Neither' reads as answers.neither" in capsys.readouterr().err
+    female = "[subj] female | Mary\n[subj] female | Neither\n"
+    code, folder = run_dataset(tmp_path, female, "[subj] male | James\n")
+    assert code == 1
+    assert f"{folder}/female:2: the name 'Neither' reads as answers.neither" in (
+        capsys.readouterr().err
+    )
     assert not (tmp_path / "i.parquet").exists()

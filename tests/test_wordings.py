@@ -84,7 +84,7 @@ def test_wordings_are_a_random_factor_when_several_are_pooled():
     labels = ["female", "male", "none", "female"] * 18
     outcomes = two_wordings(labels, labels, crossed(6, 6))
     boot = name_bootstrap(outcomes.assign(value=1.0), ["value"], 200, [0])
-    assert (boot.female_names, boot.male_names, boot.wordings, boot.df) == (6, 6, 2, 1)
+    assert (boot.a_names, boot.b_names, boot.wordings, boot.df) == (6, 6, 2, 1)
     tests = statistics(outcomes)[1]
     assert tests["smallest_p"].iloc[0] == smallest_p(6, 6, 2) == 0.5
     assert smallest_p(6, 6, 8) == smallest_p(6, 6) == 2**-5

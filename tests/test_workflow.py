@@ -166,7 +166,9 @@ def test_the_paper_config_plans_offline_one_job_per_model_and_step():
     assert int(counts["attributes"]) == 1  # one job reads O*NET for every occupation
     assert int(counts["total"]) <= 35
     # each model job asks Slurm for its model's GPUs: 4 for the 70B model, 1 for RoBERTa
-    gpus = dict(re.findall(r"wildcards: model=([\w.-]+), step=step1.*\n.*gpu=(\d+)", output))
+    gpus = dict(
+        re.findall(r"wildcards: contrast=, model=([\w.-]+), step=step1.*\n.*gpu=(\d+)", output)
+    )
     assert gpus == {"roberta-large-squad2": "1", "gpt-3.5-turbo": "0", "llama-2-70b-chat": "4"}
 
 

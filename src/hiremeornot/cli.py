@@ -21,20 +21,24 @@ from hiremeornot import (
     estimate,
     export,
     figures,
+    impact,
     manifest,
     metrics,
     names,
     occupations,
     onet,
+    overview,
     power,
     report,
     stats,
     store_maintenance,
+    validity,
     wordings,
 )
 from hiremeornot.backends import BackendError, gguf_cache, load_backend
 from hiremeornot.backends.location import locate_model
 from hiremeornot.config import load_config
+from hiremeornot.contrasts import GENDER_CONTRAST, Contrast, contrast_pairs, control_pairs
 from hiremeornot.dataset import build_instances
 from hiremeornot.errors import InputError
 from hiremeornot.steps import run_step, write_granted
@@ -48,7 +52,7 @@ def cmd_download_onet(args, settings):
 
 
 def cmd_download_names(args, settings):
-    download.download_names(settings["url"], args.out)
+    download.download_names(settings["url"], settings["files"], args.out)
 
 
 def cmd_prepare_model(args, settings):
@@ -71,11 +75,16 @@ def cmd_gather(args, settings):
 
 def cmd_dataset(args, settings):
     chosen = occupations.select_occupations(args.occupations, settings["select"])
-    name_lists = names.read_name_lists(args.names_dir)
-    names.check_answer_words(name_lists, args.names_dir, settings["answers"])
-    pairs = names.make_pairs(name_lists, settings["pairs"], settings["seed"])
+    if args.contrast.is_control:
+        pairs = control_pairs(args.contrast)
+    else:
+        listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
+        names.check_answer_words(listed, settings["answers"])
+        misread = validity.misread({p: read_table(p) for p in args.perceived or []})
+        listed = listed[~listed["name"].isin(misread)]
+        pairs = contrast_pairs(listed, args.contrast, settings["pairs"], settings["seed"])
     write_table(pairs, args.out_pairs)
-    write_table(build_instances(chosen, pairs, settings["orders"]), args.out)
+    write_table(build_instances(chosen, pairs, settings["orders"], args.contrast.sides), args.out)
 
 
 def cmd_step(args, settings):
@@ -88,7 +97,16 @@ def cmd_step(args, settings):
         raise InputError(f"--wordings {args.wordings} and --out {args.out} differ in length")
     outputs = dict(zip(args.wordings, args.out, strict=True))
     started = manifest.now()
-    summary = run_step(args.step, args.model, settings, args.shard, paths, outputs, args.store_dir)
+    summary = run_step(
+        args.step,
+        args.model,
+        settings,
+        args.shard,
+        paths,
+        outputs,
+        args.store_dir,
+        args.contrast.sides,
+    )
     record = manifest.job_record(
         args.model, args.step, args.shard, summary, started, manifest.now()
     )
@@ -101,43 +119,52 @@ def cmd_step(args, settings):
 def cmd_estimate(args, settings):
     instances = read_table(args.instances)
     by_model = settings["models"]
+    sides = args.contrast.sides
+    attributes = read_table(args.attributes)
     table = estimate.estimate(
-        by_model, instances, read_table(args.attributes), args.store_dir, settings["wordings"]
+        by_model, instances, attributes, args.store_dir, settings["wordings"], sides
     )
     write_table(table, args.out_tsv)
-    power_section = power.power_markdown(instances, list(by_model), settings["report"])
+    power_section = power.power_markdown(instances, list(by_model), settings["report"], sides)
     report.write_markdown(estimate.markdown(table) + "\n" + power_section, args.out_md)
 
 
 def cmd_metrics(args, settings):
     step2 = read_tables(args.step2)
     step3 = read_tables(args.step3)
-    outcomes = metrics.instance_outcomes(step2, step3, read_table(args.instances))
+    sides = args.contrast.sides
+    outcomes = metrics.instance_outcomes(step2, step3, read_table(args.instances), sides)
     write_table(outcomes, args.out_outcomes)
-    table = metrics.occupation_metrics(outcomes, settings["difference"])
+    table = metrics.occupation_metrics(outcomes, settings["difference"], sides)
     table.insert(0, "model", args.model)
     write_table(table, args.out)
-    write_table(metrics.difference_by_order(outcomes, settings["difference"]), args.out_by_order)
+    by_order = metrics.difference_by_order(outcomes, settings["difference"], sides)
+    write_table(by_order, args.out_by_order)
 
 
 def cmd_granted(args, settings):
-    write_granted(args.instances, args.attributes, args.step1, args.out)
+    write_granted(args.instances, args.attributes, args.step1, args.out, args.contrast.sides)
 
 
 def cmd_figures(args, settings):
     table = read_table(args.metrics)
-    figures.metric_distribution(table, "confirmation", args.fig3)
-    figures.metric_distribution(table, "consistency", args.fig4)
-    figures.confirmation_vs_consistency(table, args.fig5)
+    named = _named(args.contrast)
+    label = "" if named is None else f"contrast: {named.label}"
+    figures.metric_distribution(table, "confirmation", args.fig3, label)
+    figures.metric_distribution(table, "consistency", args.fig4, label)
+    figures.confirmation_vs_consistency(table, args.fig5, label)
 
 
 def cmd_statistics(args, settings):
+    sides = args.contrast.sides
     outcomes = read_table(args.outcomes)
-    intervals, tests = stats.occupation_statistics(outcomes, settings["difference"], settings)
+    intervals, tests = stats.occupation_statistics(
+        outcomes, settings["difference"], settings, sides
+    )
     write_table(intervals, args.out_intervals)
     write_table(tests, args.out_tests)
     step3 = read_tables(args.step3)
-    write_table(stats.position_bias(step3), args.out_position)
+    write_table(stats.position_bias(step3, sides), args.out_position)
 
 
 def cmd_attribute_gaps(args, settings):
@@ -146,9 +173,10 @@ def cmd_attribute_gaps(args, settings):
         settings["bootstrap_resamples"],
         settings["confidence"],
         settings["seed"],
+        args.contrast.sides,
     )
     write_table(gaps, args.out)
-    figures.attribute_gaps(gaps, args.model, args.out_png)
+    figures.attribute_gaps(gaps, args.model, args.out_png, args.contrast.sides)
 
 
 def cmd_difference(args, settings):
@@ -156,10 +184,19 @@ def cmd_difference(args, settings):
     table = report.annotated_differences(
         model_metrics, read_table(args.intervals), tests, settings["difference_threshold"]
     )
-    caveats = report.design_caveats(model_metrics, tests, read_table(args.position), settings)
-    report.write_difference_table(table, args.model, settings, caveats, args.out_tsv, args.out_md)
+    contrast = _named(args.contrast)
+    position = read_table(args.position)
+    caveats = report.design_caveats(model_metrics, tests, position, settings, contrast)
+    report.write_difference_table(
+        table, args.model, settings, caveats, args.out_tsv, args.out_md, contrast
+    )
     figures.difference_bars(
-        table, args.model, settings["difference_threshold"], caveats[0], args.out_png
+        table,
+        args.model,
+        settings["difference_threshold"],
+        caveats[0],
+        args.out_png,
+        args.contrast.sides,
     )
 
 
@@ -176,21 +213,99 @@ def cmd_summary(args, settings):
     }
     for model, path in zip(settings["models"], args.robustness or [], strict=False):
         tables[model]["robustness"] = read_table(path)
-    text = report.summary(settings["models"], tables, settings["report"])
+    dropped = validity.misread({p: read_table(p) for p in args.perceived or []})
+    text = report.summary(
+        settings["models"], tables, settings["report"], _named(args.contrast), dropped
+    )
     if args.manifest:
         text += "\n" + manifest.markdown_section(manifest.read_json(args.manifest))
     report.write_markdown(text, args.out)
 
 
 def cmd_wordings(args, settings):
+    sides = args.contrast.sides
     outcomes = read_table(args.outcomes)
-    per_wording = wordings.wording_metrics(outcomes, settings["difference"], settings)
+    per_wording = wordings.wording_metrics(outcomes, settings["difference"], settings, sides)
     table = wordings.robustness(
-        per_wording, outcomes, read_table(args.intervals), read_table(args.tests)
+        per_wording, outcomes, read_table(args.intervals), read_table(args.tests), sides
     )
     write_table(per_wording, args.out_metrics)
     write_table(table, args.out_robustness)
-    figures.wording_differences(per_wording, table, args.model, args.out_png)
+    figures.wording_differences(per_wording, table, args.model, args.out_png, sides)
+
+
+def cmd_validate_names(args, settings):
+    listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
+    table, summary = validity.validate_names(
+        args.model,
+        settings["model"],
+        listed,
+        settings["validity"],
+        settings["source"]["races"],
+        args.store_dir,
+    )
+    write_table(table, args.out)
+    log.info(summary.line(f"{args.model} names"))
+
+
+def cmd_name_validity(args, settings):
+    tables = {
+        model: read_table(path) for model, path in zip(settings["models"], args.tables, strict=True)
+    }
+    text = validity.validity_markdown(tables, settings["drop_misperceived"])
+    report.write_markdown(text, args.out)
+
+
+def cmd_selections(args, settings):
+    listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
+    table = impact.contrast_selections(
+        read_tables(args.step2),
+        read_tables(args.step3),
+        read_table(args.instances),
+        impact.group_labels(listed),
+        args.contrast.sides,
+    )
+    write_table(table, args.out)
+
+
+def cmd_impact(args, settings):
+    """Impact ratios over every contrast's answers; a question two contrasts share counts once."""
+    selections = read_tables(args.selections).drop_duplicates(
+        ["wording", "instance_id", "question", "name"]
+    )
+    table = impact.impact_ratios(
+        selections,
+        settings["bootstrap_resamples"],
+        settings["seed"],
+        settings["impact_threshold"],
+        settings["confidence"],
+    )
+    write_table(table, args.out_tsv)
+    orders = selections["instance_id"].str.rsplit("|", n=1).str[-1].nunique()
+    report.write_markdown(impact.impact_markdown(table, args.model, settings, orders), args.out_md)
+    impact.impact_figure(table, args.model, args.out_png, settings["impact_threshold"])
+
+
+def cmd_overview(args, settings):
+    """One line per contrast and model (``settings["cells"]``, in the order of the tables)."""
+    cells = settings["cells"]
+    if not len(cells) == len(args.metrics) == len(args.tests) == len(args.position):
+        raise InputError("--metrics, --tests, --position and the settings' cells differ in number")
+    rows = [
+        overview.contrast_rows(
+            cell["prefix"],
+            Contrast.from_dict(cell["contrast"]),
+            cell["model"],
+            *(read_table(path) for path in paths),
+        )
+        for cell, *paths in zip(cells, args.metrics, args.tests, args.position, strict=True)
+    ]
+    impact_tables = {
+        model: read_table(path)
+        for model, path in zip(settings["models"], args.impact or [], strict=False)
+    }
+    text = overview.overview(rows, impact_tables, settings["report"], settings["list"])
+    report.write_markdown(text, args.out)
 
 
 def cmd_manifest(args, settings):
@@ -203,14 +318,35 @@ def cmd_manifest(args, settings):
         tables=args.tables,
         store_dir=args.store_dir,
     )
+    built["contrast"] = {**args.contrast.as_dict(), "label": args.contrast.label}
     manifest.write_json(built, args.out)
 
 
 def cmd_export(args, settings):
     files = export.export_run(
-        args.manifest, args.tables, args.instances, args.attributes, args.out_dir
+        args.manifest,
+        args.tables,
+        args.instances,
+        args.attributes,
+        args.out_dir,
+        _named(args.contrast),
     )
     log.info("%d rows in %d files", sum(f["rows"] for f in files), len(files))
+
+
+def _named(contrast: Contrast) -> Contrast | None:
+    """The contrast, or None for the paper's female vs male audit (its outputs name none)."""
+    return None if contrast == GENDER_CONTRAST else contrast
+
+
+def _recorded_contrast(given: Contrast, results: Path) -> Contrast:
+    """``--contrast``, or where it is left at female vs male, the contrast the manifest of the
+    result folder records (a folder under results/contrasts/ audits another)."""
+    path = results / "manifest.json"
+    if given != GENDER_CONTRAST or not path.is_file():
+        return given
+    recorded = manifest.read_json(path).get("contrast")
+    return Contrast.from_dict(recorded) if recorded else given
 
 
 def _run_label(model: str, results: str, other_model: str) -> str:
@@ -225,8 +361,9 @@ def cmd_compare(args, settings):
     b_label = args.b_label or _run_label(args.b_model, args.b_results, args.a_model)
     if a_label == b_label:
         raise InputError(f"both runs are {a_label!r}: compare two models or two result folders")
-    a = compare.load_run(Path(args.a_results) / args.a_model, a_label, args.a_tables)
-    b = compare.load_run(Path(args.b_results) / args.b_model, b_label, args.b_tables)
+    sides = _recorded_contrast(args.contrast, Path(args.a_results)).sides
+    a = compare.load_run(Path(args.a_results) / args.a_model, a_label, args.a_tables, sides)
+    b = compare.load_run(Path(args.b_results) / args.b_model, b_label, args.b_tables, sides)
     result = compare.compare(a, b, report_settings)
     write_table(result.changes, args.out_tsv)
     if args.out_changed:
@@ -287,6 +424,12 @@ def _parser() -> argparse.ArgumentParser:
     def command(name, func, *options, within=sub):
         p = within.add_parser(name)
         p.add_argument("--settings", type=json.loads, default={}, help="JSON settings")
+        p.add_argument(
+            "--contrast",
+            type=lambda text: Contrast.from_dict(json.loads(text)),
+            default=GENDER_CONTRAST,
+            help="JSON {a: group, b: group, held: [...]} (default: female vs male)",
+        )
         for flags, kwargs in options:
             p.add_argument(*flags, **kwargs)
         p.set_defaults(func=func)
@@ -308,7 +451,8 @@ def _parser() -> argparse.ArgumentParser:
         "dataset",
         cmd_dataset,
         (["--occupations"], one),
-        (["--names-dir"], one),
+        (["--data-root"], one),
+        (["--perceived"], {"nargs": "+", "help": "names.drop_misperceived: results/names/*.tsv"}),
         (["--out-pairs"], one),
         (["--out"], one),
     )
@@ -399,6 +543,7 @@ def _parser() -> argparse.ArgumentParser:
         (["--position"], many),
         (["--manifest"], {"help": "results/manifest.json: adds the Run manifest section"}),
         (["--robustness"], {"nargs": "+", "help": "each model's wordings/robustness.tsv"}),
+        (["--perceived"], {"nargs": "+", "help": "names.drop_misperceived: results/names/*.tsv"}),
         (["--out"], one),
     )
     command(
@@ -411,6 +556,42 @@ def _parser() -> argparse.ArgumentParser:
         (["--out-metrics"], one),
         (["--out-robustness"], one),
         (["--out-png"], one),
+    )
+    command(
+        "validate-names",
+        cmd_validate_names,
+        (["--model"], one),
+        (["--data-root"], one),
+        (["--store-dir"], one),
+        (["--out"], one),
+    )
+    command("name-validity", cmd_name_validity, (["--tables"], many), (["--out"], one))
+    command(
+        "selections",
+        cmd_selections,
+        (["--data-root"], one),
+        (["--instances"], one),
+        (["--step2"], many),
+        (["--step3"], many),
+        (["--out"], one),
+    )
+    command(
+        "impact",
+        cmd_impact,
+        (["--model"], one),
+        (["--selections"], many),
+        (["--out-tsv"], one),
+        (["--out-md"], one),
+        (["--out-png"], one),
+    )
+    command(
+        "overview",
+        cmd_overview,
+        (["--metrics"], many),
+        (["--tests"], many),
+        (["--position"], many),
+        (["--impact"], {"nargs": "+", "help": "each model's impact ratios, where they were run"}),
+        (["--out"], one),
     )
     command(
         "manifest",

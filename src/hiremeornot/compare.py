@@ -28,10 +28,11 @@ import numpy as np
 import pandas as pd
 from scipy.stats import false_discovery_control
 
+from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.errors import InputError
 from hiremeornot.metrics import signed_readings
 from hiremeornot.questions import STEP1_KEY
-from hiremeornot.stats import _stream, difference_p_value, name_bootstrap, smallest_p
+from hiremeornot.stats import _stream, difference_p_value, name_bootstrap, name_count_columns
 from hiremeornot.tables_io import model_step_tables, read_table, step_table_parts
 
 QUESTIONS = (("step1", "attribute"), ("step2", "q1"), ("step3", "q2"), ("step3", "q3"))
@@ -40,22 +41,27 @@ METRIC_RANGE = {"confirmation": (-1.0, 1.0), "consistency": (-1.0, 1.0), "differ
 SLOT = ["step", "question", "slot"]
 QUESTION_COLUMNS = [*SLOT, "wording", "instance_id", "occupation", "prompt", "space"]
 QUESTION_COLUMNS += ["answer", "choice", "step1"]
-CHANGE_COLUMNS = [
-    "occupation",
-    "metric",
-    "n",
-    "mean_a",
-    "mean_b",
-    "change",
-    "low",
-    "high",
-    "female_names",
-    "male_names",
-    "smallest_p",
-    "p_value",
-    "q_value",
-    "significant",
-]
+
+
+def change_columns(sides: Sides = GENDER) -> list[str]:
+    """The columns of the per-occupation changes (``female_names``: the names of a side)."""
+    return [
+        "occupation",
+        "metric",
+        "n",
+        "mean_a",
+        "mean_b",
+        "change",
+        "low",
+        "high",
+        *name_count_columns(sides),
+        "smallest_p",
+        "p_value",
+        "q_value",
+        "significant",
+    ]
+
+
 FLIP_COLUMNS = [
     "step",
     "question",
@@ -76,6 +82,7 @@ class Run:
     label: str
     questions: pd.DataFrame  # QUESTION_COLUMNS
     outcomes: pd.DataFrame  # results/<model>/outcomes.tsv, with a wording column
+    sides: Sides = GENDER  # the contrast's sides (runs A and B are not its sides A and B)
 
 
 @dataclass(frozen=True)
@@ -86,10 +93,11 @@ class Comparison:
     b: str
     matched: pd.DataFrame  # every matched question, A's and B's answers side by side
     flips: pd.DataFrame  # FLIP_COLUMNS, per step and question, then "all"
-    changes: pd.DataFrame  # CHANGE_COLUMNS, per occupation and metric
+    changes: pd.DataFrame  # change_columns, per occupation and metric
     reading: str
     alpha: float
     confidence: float
+    sides: Sides = GENDER
 
 
 def _wording(table: pd.DataFrame) -> pd.Series:
@@ -108,14 +116,13 @@ def _one_line(text: str, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
-def _signatures(granted: pd.DataFrame) -> dict[tuple[str, str, str], str]:
-    """Per (wording, instance, gender): the attributes Step 1 granted, as one string."""
+def _signatures(granted: pd.DataFrame, sides: Sides) -> dict[tuple[str, str, str], str]:
+    """Per (wording, instance, side): the attributes Step 1 granted, as one string."""
+    key = ["wording", "instance_id", sides.attribute]
     yes = granted.assign(wording=_wording(granted))
     yes = yes[yes["choice"] == "yes"]
-    joined = yes.groupby(["wording", "instance_id", "gender"])["element_id"].agg(
-        lambda ids: ",".join(sorted(ids))
-    )
-    keys = granted.assign(wording=_wording(granted))[["wording", "instance_id", "gender"]]
+    joined = yes.groupby(key)["element_id"].agg(lambda ids: ",".join(sorted(ids)))
+    keys = granted.assign(wording=_wording(granted))[key]
     return {
         key: joined.get(key, "")
         for key in keys.drop_duplicates().itertuples(index=False, name=None)
@@ -123,7 +130,10 @@ def _signatures(granted: pd.DataFrame) -> dict[tuple[str, str, str], str]:
 
 
 def question_table(
-    tables: Sequence[Path], outcomes: pd.DataFrame, granted: pd.DataFrame
+    tables: Sequence[Path],
+    outcomes: pd.DataFrame,
+    granted: pd.DataFrame,
+    sides: Sides = GENDER,
 ) -> pd.DataFrame:
     """One row per question slot of a run (QUESTION_COLUMNS).
 
@@ -135,7 +145,8 @@ def question_table(
     granted = granted.assign(wording=_wording(granted))
     plan1 = granted[["wording", *STEP1_KEY]].drop_duplicates()
     plan23 = outcomes.assign(wording=_wording(outcomes))[["wording", "instance_id"]]
-    signatures = _signatures(granted)
+    signatures = _signatures(granted, sides)
+    side = sides.attribute
     parts = []
     for path in tables:
         step = step_table_parts(path)[1]
@@ -154,15 +165,15 @@ def question_table(
             table = table.merge(plan23, on=["wording", "instance_id"])
             instance, occupation = table["instance_id"], table["occupation"]
             if step == "step2":
-                question, slot = "q1", table["instance_id"] + "|" + table["gender"]
+                question, slot = "q1", table["instance_id"] + "|" + table[side]
                 step1 = [
                     signatures.get((w, i, g), "")
-                    for w, i, g in zip(table["wording"], instance, table["gender"], strict=True)
+                    for w, i, g in zip(table["wording"], instance, table[side], strict=True)
                 ]
             else:
                 question, slot = table["question"], table["instance_id"]
                 step1 = [
-                    signatures.get((w, i, "female"), "") + "/" + signatures.get((w, i, "male"), "")
+                    "/".join(signatures.get((w, i, label), "") for label in sides.labels)
                     for w, i in zip(table["wording"], instance, strict=True)
                 ]
         parts.append(
@@ -199,7 +210,12 @@ def question_table(
     return questions.drop_duplicates(SLOT, ignore_index=True)
 
 
-def load_run(folder: str | Path, label: str, tables: Sequence[str | Path] | None = None) -> Run:
+def load_run(
+    folder: str | Path,
+    label: str,
+    tables: Sequence[str | Path] | None = None,
+    sides: Sides = GENDER,
+) -> Run:
     """A model's run from its result folder ``results/<model>``: the step tables (``tables``,
     or every one under the folder), ``outcomes.tsv`` and ``granted.parquet``."""
     folder = Path(folder)
@@ -214,8 +230,8 @@ def load_run(folder: str | Path, label: str, tables: Sequence[str | Path] | None
         raise InputError(f"{folder}: no step tables (step1/.../shard-*.parquet)")
     outcomes = read_table(needed["outcomes.tsv"])
     outcomes = outcomes.assign(wording=_wording(outcomes))
-    questions = question_table(paths, outcomes, read_table(needed["granted.parquet"]))
-    return Run(label, questions, outcomes)
+    questions = question_table(paths, outcomes, read_table(needed["granted.parquet"]), sides)
+    return Run(label, questions, outcomes, sides)
 
 
 def match_questions(a: Run, b: Run) -> pd.DataFrame:
@@ -314,18 +330,19 @@ def paired_values(a: Run, b: Run, reading: str) -> pd.DataFrame:
             f"{a.label} and {b.label} have outcomes of different instances (e.g. {example!r}); "
             "compare runs of one design"
         )
-    for column in ("occupation", "female", "male", "order"):
+    sides = a.sides
+    for column in ("occupation", *sides.labels, "order"):
         differ = first[first[column] != second[column]]
         if len(differ):
             raise InputError(
                 f"instance {differ.iloc[0]['instance_id']!r} has another {column} in "
                 f"{b.label} than in {a.label}"
             )
-    values = first[["occupation", "female", "male", "wording"]].copy()
-    for side, outcomes in (("a", first), ("b", second)):
-        values[f"confirmation_{side}"] = outcomes["confirmed"].astype(float)
-        values[f"consistency_{side}"] = outcomes["consistent"].astype(float)
-        values[f"difference_{side}"] = signed_readings(outcomes)[reading]
+    values = first[["occupation", *sides.labels, "wording"]].copy()
+    for run, outcomes in (("a", first), ("b", second)):
+        values[f"confirmation_{run}"] = outcomes["confirmed"].astype(float)
+        values[f"consistency_{run}"] = outcomes["consistent"].astype(float)
+        values[f"difference_{run}"] = signed_readings(outcomes, sides)[reading]
     return values
 
 
@@ -333,7 +350,9 @@ def _bh(p_values: pd.Series) -> np.ndarray:
     return false_discovery_control(p_values.to_numpy(), method="bh") if len(p_values) else []
 
 
-def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
+def paired_changes(
+    values: pd.DataFrame, settings: Mapping[str, Any], sides: Sides = GENDER
+) -> pd.DataFrame:
     """Per occupation and metric: A's and B's means, the change B - A with its interval, and
     the test of no change.
 
@@ -354,9 +373,10 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any]) -> pd.Data
             columns,
             settings["bootstrap_resamples"],
             _stream(settings["seed"], f"compare|{occupation}"),
+            sides,
         )
         low, high = boot.interval(settings["confidence"], lowest, highest)
-        floor = smallest_p(boot.female_names, boot.male_names, boot.wordings)
+        floor = boot.floor
         for i, metric in enumerate(METRICS):
             rows.append(
                 {
@@ -368,8 +388,8 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any]) -> pd.Data
                     "change": boot.estimate[i],
                     "low": low[i],
                     "high": high[i],
-                    "female_names": boot.female_names,
-                    "male_names": boot.male_names,
+                    f"{sides.a}_names": boot.a_names,
+                    f"{sides.b}_names": boot.b_names,
                     "smallest_p": floor,
                     "p_value": difference_p_value(boot.estimate[i], boot.se[i], boot.df, floor),
                 }
@@ -377,11 +397,13 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any]) -> pd.Data
     table = pd.DataFrame(rows)
     table["q_value"] = table.groupby("metric", sort=False)["p_value"].transform(_bh)
     table["significant"] = table["q_value"] < settings["alpha"]
-    return table[CHANGE_COLUMNS]
+    return table[change_columns(sides)]
 
 
 def compare(a: Run, b: Run, settings: Mapping[str, Any]) -> Comparison:
     """Match the two runs' questions (or refuse), count the flips, test the changes."""
+    if a.sides != b.sides:
+        raise InputError(f"{a.label} and {b.label} audit different contrasts")
     matched = match_questions(a, b)
     values = paired_values(a, b, settings["difference"])
     return Comparison(
@@ -389,10 +411,11 @@ def compare(a: Run, b: Run, settings: Mapping[str, Any]) -> Comparison:
         b=b.label,
         matched=matched,
         flips=flip_counts(matched),
-        changes=paired_changes(values, settings),
+        changes=paired_changes(values, settings, a.sides),
         reading=settings["difference"],
         alpha=settings["alpha"],
         confidence=settings["confidence"],
+        sides=a.sides,
     )
 
 
@@ -506,7 +529,7 @@ def markdown(comparison: Comparison, examples: int = 10) -> str:
         f"Means over instances; the interval ({c.confidence:.0%}) and the p-value come from the "
         "crossed name bootstrap of the paired per-instance differences, q-values are "
         "Benjamini-Hochberg across occupations per metric. Confirmation: higher is better; "
-        "Consistency: lower is better; the difference: > 0 favours female subjects.",
+        f"Consistency: lower is better; the difference: > 0 favours {c.sides.a_words} subjects.",
         "",
         markdown_table(changes),
     ]

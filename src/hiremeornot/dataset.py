@@ -4,59 +4,65 @@ from __future__ import annotations
 
 import pandas as pd
 
-from hiremeornot.names import ORDERS
+from hiremeornot.contrasts import GENDER, Sides
 
-INSTANCE_COLUMNS = [
-    "instance_id",
-    "occupation",
-    "soc_code",
-    "pair_id",
-    "female",
-    "male",
-    "order",
-    "name1",
-    "name2",
-    "gender1",
-    "gender2",
-]
+
+def instance_columns(sides: Sides = GENDER) -> list[str]:
+    """instance_id, occupation, soc_code, pair_id, the A and B names (columns named by the
+    sides: female, male), order, name1, name2 (listing order) and each one's side (gender1,
+    gender2)."""
+    attribute = sides.attribute
+    return [
+        "instance_id",
+        "occupation",
+        "soc_code",
+        "pair_id",
+        *sides.labels,
+        "order",
+        "name1",
+        "name2",
+        f"{attribute}1",
+        f"{attribute}2",
+    ]
 
 
 def build_instances(
-    occupations: pd.DataFrame, pairs: pd.DataFrame, orders: list[str]
+    occupations: pd.DataFrame, pairs: pd.DataFrame, orders: list[str], sides: Sides = GENDER
 ) -> pd.DataFrame:
-    """One row per (occupation, pair, order); name1 is listed first everywhere in the prompts."""
+    """One row per (occupation, pair, order); name1 is listed first everywhere in the prompts.
+    ``orders`` holds sides.orders (A first, B first) to run."""
+    label_a, label_b = sides.labels
     rows = []
     for occupation in occupations.itertuples():
-        for pair in pairs.itertuples():
-            for order in (o for o in ORDERS if o in orders):
-                female_first = order == "female_first"
-                name1, name2 = (
-                    (pair.female, pair.male) if female_first else (pair.male, pair.female)
+        for pair in pairs.itertuples(index=False):
+            names = dict(zip(pairs.columns, pair, strict=True))
+            for order in (o for o in sides.orders if o in orders):
+                first, second = (
+                    (label_a, label_b) if order == sides.orders[0] else (label_b, label_a)
                 )
-                gender1, gender2 = ("female", "male") if female_first else ("male", "female")
                 rows.append(
                     (
-                        f"{occupation.title}|{pair.pair_id}|{order}",
+                        f"{occupation.title}|{names['pair_id']}|{order}",
                         occupation.title,
                         occupation.soc_code,
-                        pair.pair_id,
-                        pair.female,
-                        pair.male,
+                        names["pair_id"],
+                        names[label_a],
+                        names[label_b],
                         order,
-                        name1,
-                        name2,
-                        gender1,
-                        gender2,
+                        names[first],
+                        names[second],
+                        first,
+                        second,
                     )
                 )
-    return pd.DataFrame(rows, columns=INSTANCE_COLUMNS)
+    return pd.DataFrame(rows, columns=instance_columns(sides))
 
 
 def instance_pair(instance_ids: pd.Series) -> pd.Series:
-    """The name pair of each instance id ("occupation|Female-Male|order")."""
+    """The name pair of each instance id ("occupation|A-B|order")."""
     return instance_ids.str.rsplit("|", n=2).str[1]
 
 
 def instance_order(instance_ids: pd.Series) -> pd.Series:
-    """The listing order of each instance id ("occupation|Female-Male|order")."""
+    """The listing order of each instance id ("occupation|A-B|order")."""
     return instance_ids.str.rsplit("|", n=1).str[-1]

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from hiremeornot.atomic import atomic_output
 from hiremeornot.errors import InputError
-from hiremeornot.names import GENDERS
 
 
 def fetch(url: str, dest: str | Path, sha256: str | None = None, timeout_s: float = 120) -> Path:
@@ -47,8 +46,9 @@ def download_onet(url: str, release: str, out_dir: str | Path, sha256: str | Non
     return out_dir
 
 
-def download_names(base_url: str, out_dir: str | Path) -> Path:
-    """Fetch the ``female`` and ``male`` files of a name list into ``out_dir``."""
-    for gender in GENDERS:
-        fetch(f"{base_url.rstrip('/')}/{gender}", Path(out_dir) / gender)
+def download_names(base_url: str, files: list[str], out_dir: str | Path) -> Path:
+    """Fetch the ``files`` of a name list (paths in its repository) into ``out_dir``, in the
+    repository's layout."""
+    for path in files:
+        fetch(f"{base_url.rstrip('/')}/{path}", Path(out_dir) / path)
     return Path(out_dir)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from hiremeornot.backends import Request, model_identity
 from hiremeornot.backends.openai.cost import cost_estimate
+from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.questions import STEP1_KEY, step1_rows
 from hiremeornot.report import markdown_table
 from hiremeornot.steps import build_questions
@@ -38,25 +39,34 @@ COLUMNS = [
 
 
 def assumed_step1(
-    instances: pd.DataFrame, attributes: pd.DataFrame, role: str, wordings: list[str]
+    instances: pd.DataFrame,
+    attributes: pd.DataFrame,
+    role: str,
+    wordings: list[str],
+    sides: Sides = GENDER,
 ) -> pd.DataFrame:
     """A Step-1 table in each wording as if the model answered ``role`` (yes or no) to every
     question."""
-    keys = step1_rows(instances, attributes)[STEP1_KEY].drop_duplicates()
+    keys = step1_rows(instances, attributes, sides)[STEP1_KEY].drop_duplicates()
     keys = keys.assign(choice=role, logprob_yes=math.nan, logprob_no=math.nan)
     return pd.concat([keys.assign(wording=wording) for wording in wordings], ignore_index=True)
 
 
 def step_requests(
-    step: str, settings: dict, inputs: dict, granted: str, wordings: list[str]
+    step: str,
+    settings: dict,
+    inputs: dict,
+    granted: str,
+    wordings: list[str],
+    sides: Sides = GENDER,
 ) -> list[Request]:
     """Every question of ``step`` (all shards) in each wording, Step 1 assumed to answer
     ``granted``."""
     whole = {**settings, "model": {**settings["model"], "shard_size": 0, "step1_shards": 1}}
     if step != "step1":
-        assumed = assumed_step1(inputs["instances"], inputs["attributes"], granted, wordings)
+        assumed = assumed_step1(inputs["instances"], inputs["attributes"], granted, wordings, sides)
         inputs = {**inputs, "step1": assumed}
-    table = build_questions(step, 0, whole, inputs, wordings)
+    table = build_questions(step, 0, whole, inputs, wordings, sides)
     return [Request(p, tuple(c)) for p, c in zip(table["prompt"], table["choices"], strict=True)]
 
 
@@ -77,15 +87,24 @@ def not_in_store(
 class QuestionPlan:
     """The questions of each step, built once for all models that share prompts and answers."""
 
-    def __init__(self, instances: pd.DataFrame, attributes: pd.DataFrame, wordings: list[str]):
+    def __init__(
+        self,
+        instances: pd.DataFrame,
+        attributes: pd.DataFrame,
+        wordings: list[str],
+        sides: Sides = GENDER,
+    ):
         self.inputs = {"instances": instances, "attributes": attributes}
         self.wordings = wordings
+        self.sides = sides
         self._built: dict[str, list[Request]] = {}
 
     def requests(self, step: str, settings: dict, granted: str) -> list[Request]:
         key = json.dumps([step, settings["prompts"], settings["answers"], granted], sort_keys=True)
         if key not in self._built:
-            self._built[key] = step_requests(step, settings, self.inputs, granted, self.wordings)
+            self._built[key] = step_requests(
+                step, settings, self.inputs, granted, self.wordings, self.sides
+            )
         return self._built[key]
 
 
@@ -117,10 +136,11 @@ def estimate(
     attributes: pd.DataFrame,
     store_dir: str | Path,
     wordings: list[str],
+    sides: Sides = GENDER,
 ) -> pd.DataFrame:
     """The estimate table; ``settings`` maps model -> step -> that step's job settings, and
     ``wordings`` are the ids run (prompts.variants)."""
-    plan = QuestionPlan(instances, attributes, wordings)
+    plan = QuestionPlan(instances, attributes, wordings, sides)
     rows = [
         estimate_row(model, step, by_step[step], plan, Path(store_dir))
         for model, by_step in settings.items()

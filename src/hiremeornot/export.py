@@ -3,7 +3,7 @@
 ``results/export/<model>/<step>.jsonl`` holds one JSON object per question asked, from the step
 tables ``results/<model>/<step>/<wording>/shard-<i>.parquet``, joined with the instances (names,
 genders, order) and, for Step 1, with the occupations that share each question. Every file of a
-run has the same fields (FIELDS; ``null`` where a field does not apply to a step), plus any
+run has the same fields (``fields``; ``null`` where a field does not apply to a step), plus any
 further column of the step tables as it is (``wording``, the prompt wording's id), and
 loads with ``datasets.load_dataset("json", data_files=...)`` or ``pandas.read_json(...,
 lines=True)``. ``results/export/README.md`` is the datasheet, written from the run manifest.
@@ -22,61 +22,77 @@ import pandas as pd
 from scipy.special import softmax
 
 from hiremeornot.atomic import atomic_output
+from hiremeornot.contrasts import CONTROL, GENDER, Contrast, Sides
 from hiremeornot.errors import InputError
 from hiremeornot.manifest import sha256_file, weights_summary
 from hiremeornot.questions import STEP1_KEY, step1_rows
 from hiremeornot.tables_io import read_table, step_table_parts
 
-# Every field of an exported row, in order, with what it holds (the datasheet lists them).
-FIELDS: list[tuple[str, str]] = [
-    ("model", "the model's name in the config"),
-    ("step", "step1 (does the subject have the attribute?), step2 (Q1) or step3 (Q2, Q3)"),
-    ("question", "attribute (Step 1), q1, q2 or q3"),
-    (
-        "question_id",
-        "the question's key: name1|name2|subject|element_id (Step 1), instance_id|subject "
-        "(Step 2), instance_id|question (Step 3); preceded by wording| where the run has "
-        "wordings",
-    ),
-    ("shard", "the step table (shard-<i>.parquet) the row comes from"),
-    ("prompt", "the exact text sent to the model"),
-    ("choices", "the answer space: the answer words, in the order offered"),
-    ("roles", "what each choice means: yes/no, or female/male/both/neither"),
-    ("answer", "the model's answer (one of choices)"),
-    ("choice", "the answer's role"),
-    (
-        "logprobs",
-        "the log-probability of each choice (natural log, in choice order; null where the "
-        "backend could not score a choice; docs/outputs.md says what each backend measures)",
-    ),
-    (
-        "probabilities",
-        "softmax of logprobs over the answer space, in choice order (null where any choice "
-        "has no log-probability)",
-    ),
-    ("occupation", "the occupation (Steps 2-3; null in Step 1)"),
-    ("soc_code", "its O*NET-SOC code (Steps 2-3; null in Step 1)"),
-    (
-        "occupations",
-        "the occupations whose instances share this question (a Step-1 question does not "
-        "depend on the occupation: each is asked once), in plan order; [occupation] in Steps 2-3",
-    ),
-    ("instance_id", "occupation|Female-Male|order (Steps 2-3; null in Step 1)"),
-    ("pair_id", "the name pair, Female-Male"),
-    ("female", "the pair's female name"),
-    ("male", "the pair's male name"),
-    ("order", "female_first or male_first: who is listed first in the prompt"),
-    ("name1", "the name listed first"),
-    ("name2", "the name listed second"),
-    ("gender1", "the gender of name1's list"),
-    ("gender2", "the gender of name2's list"),
-    ("subject", "whom the question is about (Steps 1-2; null in Step 3)"),
-    ("gender", "the gender of the subject's list (Steps 1-2; null in Step 3)"),
-    ("element_id", "the O*NET element of the attribute (Step 1; null otherwise)"),
-    ("attribute", "the attribute's name (Step 1; null otherwise)"),
-    ("attribute_type", "skill, knowledge or ability (Step 1; null otherwise)"),
-]
-FIELD_NAMES = [name for name, _ in FIELDS]
+
+def fields(sides: Sides = GENDER) -> list[tuple[str, str]]:
+    """Every field of an exported row, in order, with what it holds (the datasheet lists
+    them); the pair's fields are named after the contrast's sides (female, male, gender1)."""
+    a, b, what = sides.a, sides.b, sides.attribute
+    pair = f"{_capital(sides.a_words)}-{_capital(sides.b_words)}"
+    return [
+        ("model", "the model's name in the config"),
+        ("step", "step1 (does the subject have the attribute?), step2 (Q1) or step3 (Q2, Q3)"),
+        ("question", "attribute (Step 1), q1, q2 or q3"),
+        (
+            "question_id",
+            "the question's key: name1|name2|subject|element_id (Step 1), instance_id|subject "
+            "(Step 2), instance_id|question (Step 3); preceded by wording| where the run has "
+            "wordings",
+        ),
+        ("shard", "the step table (shard-<i>.parquet) the row comes from"),
+        ("prompt", "the exact text sent to the model"),
+        ("choices", "the answer space: the answer words, in the order offered"),
+        ("roles", f"what each choice means: yes/no, or {a}/{b}/both/neither"),
+        ("answer", "the model's answer (one of choices)"),
+        ("choice", "the answer's role"),
+        (
+            "logprobs",
+            "the log-probability of each choice (natural log, in choice order; null where the "
+            "backend could not score a choice; docs/outputs.md says what each backend measures)",
+        ),
+        (
+            "probabilities",
+            "softmax of logprobs over the answer space, in choice order (null where any choice "
+            "has no log-probability)",
+        ),
+        ("occupation", "the occupation (Steps 2-3; null in Step 1)"),
+        ("soc_code", "its O*NET-SOC code (Steps 2-3; null in Step 1)"),
+        (
+            "occupations",
+            "the occupations whose instances share this question (a Step-1 question does not "
+            "depend on the occupation: each is asked once), in plan order; [occupation] in "
+            "Steps 2-3",
+        ),
+        ("instance_id", f"occupation|{pair}|order (Steps 2-3; null in Step 1)"),
+        ("pair_id", f"the name pair, {pair}"),
+        (a, f"the pair's {sides.a_words} name"),
+        (b, f"the pair's {sides.b_words} name"),
+        ("order", f"{a}_first or {b}_first: who is listed first in the prompt"),
+        ("name1", "the name listed first"),
+        ("name2", "the name listed second"),
+        (f"{what}1", f"the {what} of name1's list"),
+        (f"{what}2", f"the {what} of name2's list"),
+        ("subject", "whom the question is about (Steps 1-2; null in Step 3)"),
+        (what, f"the {what} of the subject's list (Steps 1-2; null in Step 3)"),
+        ("element_id", "the O*NET element of the attribute (Step 1; null otherwise)"),
+        ("attribute", "the attribute's name (Step 1; null otherwise)"),
+        ("attribute_type", "skill, knowledge or ability (Step 1; null otherwise)"),
+    ]
+
+
+def _capital(words: str) -> str:
+    return words[:1].upper() + words[1:]
+
+
+def field_names(sides: Sides = GENDER) -> list[str]:
+    return [name for name, _ in fields(sides)]
+
+
 # Further columns of the step tables: exported as they are, with these meanings.
 OPTIONAL_FIELDS: dict[str, str] = {
     "wording": "the id of the prompt wording (`paper`: the paper's templates; another id: that "
@@ -116,16 +132,19 @@ def question_id(step: str, row: Mapping[str, Any]) -> str:
     return f"{row['wording']}|{key}" if row.get("wording") is not None else key
 
 
-def step1_context(instances: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFrame:
+def step1_context(
+    instances: pd.DataFrame, attributes: pd.DataFrame, sides: Sides = GENDER
+) -> pd.DataFrame:
     """Per Step-1 question key: the occupations that share it, and the pair's columns."""
-    rows = step1_rows(instances, attributes)
+    rows = step1_rows(instances, attributes, sides)
     occupations = (
         rows.groupby(STEP1_KEY, sort=False)["occupation"]
         .agg(lambda titles: list(dict.fromkeys(titles)))
         .rename("occupations")
         .reset_index()
     )
-    pair_columns = ["name1", "name2", "pair_id", "female", "male", "order", "gender1", "gender2"]
+    what = sides.attribute
+    pair_columns = ["name1", "name2", "pair_id", *sides.labels, "order", f"{what}1", f"{what}2"]
     pairs = instances[[c for c in pair_columns if c in instances.columns]].drop_duplicates(
         ["name1", "name2"]
     )
@@ -139,9 +158,11 @@ def export_rows(
     table: pd.DataFrame,
     instances: pd.DataFrame,
     context: pd.DataFrame | None = None,
+    sides: Sides = GENDER,
 ) -> Iterator[dict[str, Any]]:
-    """The exported rows of one step table (see FIELDS); Step 1 needs ``context``
+    """The exported rows of one step table (see ``fields``); Step 1 needs ``context``
     (step1_context of the run's instances and attributes)."""
+    names = field_names(sides)
     if step == "step1":
         if context is None:
             raise ValueError("Step 1 rows need the step1_context of the run")
@@ -156,13 +177,13 @@ def export_rows(
     others = [
         column
         for column in joined.columns
-        if column not in FIELD_NAMES and not column.startswith(_FOLDED)
+        if column not in names and not column.startswith(_FOLDED)
     ]
     for record in joined.to_dict("records"):
         roles = [str(role) for role in record["roles"]]
         logprobs = [_plain(record.get(f"logprob_{role}", math.nan)) for role in roles]
-        row: dict[str, Any] = {name: None for name in FIELD_NAMES}
-        row.update({key: _plain(record[key]) for key in FIELD_NAMES if key in record})
+        row: dict[str, Any] = {name: None for name in names}
+        row.update({key: _plain(record[key]) for key in names if key in record})
         row.update(
             model=model,
             step=step,
@@ -192,6 +213,7 @@ def export_tables(
     instances: pd.DataFrame,
     attributes: pd.DataFrame,
     out_dir: str | Path,
+    sides: Sides = GENDER,
 ) -> list[dict[str, Any]]:
     """Write ``<out_dir>/<model>/<step>.jsonl`` from the step tables (named
     ``<model>/<step>/<wording>/shard-<i>.parquet``); per file: model, step, path, rows, sha256."""
@@ -200,7 +222,9 @@ def export_tables(
         model, step, _, shard = step_table_parts(path)
         grouped.setdefault((model, step), []).append((shard, Path(path)))
     context = (
-        step1_context(instances, attributes) if any(s == "step1" for _, s in grouped) else None
+        step1_context(instances, attributes, sides)
+        if any(s == "step1" for _, s in grouped)
+        else None
     )
     written = []
     for (model, step), shards in sorted(grouped.items()):
@@ -208,7 +232,8 @@ def export_tables(
 
         def rows(model=model, step=step, shards=shards) -> Iterator[dict[str, Any]]:
             for shard, path in sorted(shards):
-                yield from export_rows(model, step, shard, read_table(path), instances, context)
+                table = read_table(path)
+                yield from export_rows(model, step, shard, table, instances, context, sides)
 
         count = write_jsonl(rows(), target)
         written.append(
@@ -234,16 +259,45 @@ STEP_TEXT = {
     "get the job (the two names, both, neither), with both subjects' granted attributes",
 }
 
-CAVEATS = [
-    "Gender is not observed: each name stands for a gender because it comes from the female or "
-    "the male list of its source. Names also carry other signals (age, ethnicity, class, "
-    "familiarity to the model), and the lists are short, English and binary.",
+
+def caveats(sides: Sides = GENDER) -> list[str]:
+    """What the export does not show, in words."""
+    if sides.attribute == CONTROL:
+        names = (
+            f"The neutral control: the two people are named {sides.a_words} and "
+            f"{sides.b_words}, not by names; what these answers show comes from position, the "
+            "labels and the wording."
+        )
+    elif sides.attribute == "gender":
+        names = (
+            "Gender is not observed: each name stands for a gender because it comes from the "
+            "female or the male list of its source. Names also carry other signals (age, "
+            "ethnicity, class, familiarity to the model), and the lists are short, English and "
+            "binary."
+        )
+    else:
+        names = (
+            f"Group is not observed: each name stands for {sides.a_words} or {sides.b_words} "
+            "because its source list labels it so. Names as a proxy for race or ethnicity are "
+            "an approximation: people of every group bear every name, and names also carry "
+            "other signals (age, class, region, familiarity to the model)."
+        )
+    templated, *others = _GENERAL_CAVEATS
+    return [names, templated, _order_caveat(sides.attribute), *others]
+
+
+def _order_caveat(what: str) -> str:
+    return (
+        "The answer listed first and the name listed first can sway an answer: both listing "
+        "orders are present where the config ran both (field order); compare them before "
+        f"reading a gap as a {what} effect."
+    )
+
+
+_GENERAL_CAVEATS = [
     "These are a model's answers to templated questions, in the wordings and with the answer "
     "words above, held to the answer space; they are not hiring decisions, and say nothing "
     "about how the model behaves in open-ended use, with real CVs, or with other wordings.",
-    "The answer listed first and the name listed first can sway an answer: both listing orders "
-    "are present where the config ran both (field order); compare them before reading a gap "
-    "as a gender effect.",
     "Log-probabilities are not comparable across backends (docs/outputs.md): compare answers, "
     "or the probabilities normalised over the answer space.",
     "The input hashes identify the exact files read; an offline copy of a source may differ "
@@ -280,8 +334,16 @@ def datasheet(
     files: Sequence[Mapping[str, Any]],
     manifest_sha256: str,
     extra_fields: Sequence[str] = (),
+    contrast: Contrast | None = None,
 ) -> str:
-    """The export's README.md: what was asked, of which models, under which licences."""
+    """The export's README.md: what was asked, of which models, under which licences
+    (``contrast``: None for the paper's female vs male audit of a gender-only list)."""
+    sides = GENDER if contrast is None else contrast.sides
+    audited = (
+        "gender stereotypes"
+        if contrast is None
+        else f"stereotypes by {sides.attribute} ({contrast.label})"
+    )
     config = manifest["config"]
     git = manifest["project"]["git"]
     dirty = {True: " (with uncommitted changes)", False: "", None: ""}[git["dirty"]]
@@ -291,7 +353,7 @@ def datasheet(
     parts = [
         front_matter(files),
         "# hiremeornot: every answer of one audit run\n",
-        "Questions asked of language models to audit gender stereotypes in hiring decisions "
+        f"Questions asked of language models to audit {audited} in hiring decisions "
         "(the multi-step verification of *Hire Me or Not?*), with every answer and the "
         "log-probability of every choice. Generated from the run manifest "
         f"(`manifest.json`, SHA-256 `{manifest_sha256}`) on {manifest['created']}, by "
@@ -360,7 +422,7 @@ def datasheet(
         "## Fields\n",
         "Every line is one JSON object with these fields (`null` where a field does not apply "
         "to the step):\n",
-        _table(["field", "meaning"], [[f"`{n}`", d] for n, d in FIELDS]),
+        _table(["field", "meaning"], [[f"`{n}`", d] for n, d in fields(sides)]),
     ]
     if extra_fields:
         parts.append(
@@ -383,7 +445,7 @@ def datasheet(
         ),
         "The SHA-256 of every input file read is in `manifest.json` (`inputs`).\n",
         "## Caveats\n",
-        "\n".join(f"- {caveat}" for caveat in CAVEATS) + "\n",
+        "\n".join(f"- {caveat}" for caveat in caveats(sides)) + "\n",
         "## Loading\n",
         "Each file is one `datasets` configuration, `<model>_<step>` (the steps' fields have "
         "different types, so load them one at a time):\n",
@@ -397,14 +459,17 @@ def datasheet(
     return "\n".join(parts)
 
 
-def extra_columns(out_dir: str | Path, files: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Fields of the exported files beyond FIELDS (further step-table columns)."""
+def extra_columns(
+    out_dir: str | Path, files: Sequence[Mapping[str, Any]], sides: Sides = GENDER
+) -> list[str]:
+    """Fields of the exported files beyond ``fields`` (further step-table columns)."""
+    names = field_names(sides)
     found: dict[str, None] = {}
     for entry in files:
         with (Path(out_dir) / entry["path"]).open(encoding="utf-8") as handle:
             first = handle.readline()
         if first:
-            found.update(dict.fromkeys(k for k in json.loads(first) if k not in FIELD_NAMES))
+            found.update(dict.fromkeys(k for k in json.loads(first) if k not in names))
     return list(found)
 
 
@@ -414,12 +479,15 @@ def export_run(
     instances_path: str | Path,
     attributes_path: str | Path,
     out_dir: str | Path,
+    contrast: Contrast | None = None,
 ) -> list[dict[str, Any]]:
     """Write every JSON Lines file and the datasheet README.md into ``out_dir``."""
+    sides = GENDER if contrast is None else contrast.sides
     manifest = json.loads(Path(manifest_path).read_text())
     instances = read_table(instances_path)
-    files = export_tables(tables, instances, read_table(attributes_path), out_dir)
-    text = datasheet(manifest, files, sha256_file(manifest_path), extra_columns(out_dir, files))
+    files = export_tables(tables, instances, read_table(attributes_path), out_dir, sides)
+    extra = extra_columns(out_dir, files, sides)
+    text = datasheet(manifest, files, sha256_file(manifest_path), extra, contrast)
     with atomic_output(Path(out_dir) / "README.md") as partial:
         partial.write_text(text)
     return files

@@ -13,6 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from hiremeornot.atomic import atomic_output  # noqa: E402
+from hiremeornot.contrasts import GENDER, Sides  # noqa: E402
 
 LABELS = {"confirmation": "Confirmation (Q1 vs Q2)", "consistency": "Consistency (Q2 vs Q3)"}
 
@@ -23,8 +24,11 @@ def _save(fig: plt.Figure, path: str | Path) -> None:
     plt.close(fig)
 
 
-def metric_distribution(metrics: pd.DataFrame, metric: str, path: str | Path) -> None:
-    """Figures 3 and 4: one box per model, one dot per occupation."""
+def metric_distribution(
+    metrics: pd.DataFrame, metric: str, path: str | Path, contrast: str = ""
+) -> None:
+    """Figures 3 and 4: one box per model, one dot per occupation; ``contrast`` names the
+    contrast under the title (none for the paper's female vs male audit)."""
     models = list(dict.fromkeys(metrics["model"]))
     fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(models), 4))
     values = [metrics.loc[metrics["model"] == m, metric].to_numpy() for m in models]
@@ -36,11 +40,13 @@ def metric_distribution(metrics: pd.DataFrame, metric: str, path: str | Path) ->
         ax.scatter(position + jitter, column, s=12, alpha=0.6, color="tab:blue")
     ax.set_ylim(-0.05, 1.05)
     ax.set_ylabel(LABELS[metric])
-    ax.set_title(f"{LABELS[metric]} across occupations")
+    ax.set_title(f"{LABELS[metric]} across occupations" + (f"\n{contrast}" if contrast else ""))
     _save(fig, path)
 
 
-def confirmation_vs_consistency(metrics: pd.DataFrame, path: str | Path) -> None:
+def confirmation_vs_consistency(
+    metrics: pd.DataFrame, path: str | Path, contrast: str = ""
+) -> None:
     """Figure 5: per model, Consistency (x) against Confirmation (y), one dot per occupation;
     occupations with the same values share one dot, sized and labelled by their count."""
     models = list(dict.fromkeys(metrics["model"]))
@@ -64,11 +70,18 @@ def confirmation_vs_consistency(metrics: pd.DataFrame, path: str | Path) -> None
         ax.set_xlabel(LABELS["consistency"])
         ax.set_ylabel(LABELS["confirmation"])
         ax.set_title(model)
+    if contrast:
+        fig.suptitle(contrast, fontsize=9, y=1.02)
     _save(fig, path)
 
 
 def difference_bars(
-    table: pd.DataFrame, model: str, threshold: float, note: str, path: str | Path
+    table: pd.DataFrame,
+    model: str,
+    threshold: float,
+    note: str,
+    path: str | Path,
+    sides: Sides = GENDER,
 ) -> None:
     """Tables 1/2 as a figure: each listed occupation's difference with its interval, its
     verdict in the label; ``note`` (what position means for these numbers) under the axis."""
@@ -91,7 +104,10 @@ def difference_bars(
         ax.set_yticks([])
     ax.axvline(0, color="black", lw=0.8)
     ax.set_xlim(-1.05, 1.05)
-    ax.set_xlabel("difference (> 0 favours female, < 0 male subjects), interval over names")
+    ax.set_xlabel(
+        f"difference (> 0 favours {sides.a_words}, < 0 {sides.b_words} subjects), interval over "
+        "names"
+    )
     ax.set_title(f"{model}: |difference| > {threshold}")
     fig.text(
         0, -0.02, textwrap.fill(note.replace("**", "").replace("`", ""), 95), va="top", fontsize=7
@@ -99,7 +115,7 @@ def difference_bars(
     _save(fig, path)
 
 
-def attribute_gaps(gaps: pd.DataFrame, model: str, path: str | Path) -> None:
+def attribute_gaps(gaps: pd.DataFrame, model: str, path: str | Path, sides: Sides = GENDER) -> None:
     """Step 1, pooled over occupations: P(Yes | female) - P(Yes | male) per attribute."""
     pooled = gaps[gaps["occupation"] == "(all)"].sort_values("gap")
     labels = [
@@ -112,13 +128,17 @@ def attribute_gaps(gaps: pd.DataFrame, model: str, path: str | Path) -> None:
     ax.axvline(0, color="black", lw=0.8)
     ax.set_xlim(-1.05, 1.05)
     ax.tick_params(axis="y", labelsize=7)
-    ax.set_xlabel("P(Yes | female) - P(Yes | male) in Step 1")
-    ax.set_title(f"{model}: attributes granted by gender")
+    ax.set_xlabel(f"P(Yes | {sides.a_words}) - P(Yes | {sides.b_words}) in Step 1")
+    ax.set_title(f"{model}: attributes granted by {sides.attribute}")
     _save(fig, path)
 
 
 def wording_differences(
-    per_wording: pd.DataFrame, pooled: pd.DataFrame, model: str, path: str | Path
+    per_wording: pd.DataFrame,
+    pooled: pd.DataFrame,
+    model: str,
+    path: str | Path,
+    sides: Sides = GENDER,
 ) -> None:
     """Each occupation's difference under each wording with its interval over the names
     (colour), and pooled over the wordings with its interval over names and wordings (black),
@@ -152,7 +172,9 @@ def wording_differences(
     )
     ax.set_yticks(np.arange(len(rows)), list(rows))
     ax.set_xlim(-1.05, 1.05)
-    ax.set_xlabel("female - male difference (positive favours female subjects)")
+    ax.set_xlabel(
+        f"{sides.a_words} - {sides.b_words} difference (positive favours {sides.a_words} subjects)"
+    )
     ax.set_title(f"{model}: the difference under each wording")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     _save(fig, path)

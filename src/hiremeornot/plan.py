@@ -9,10 +9,11 @@ from typing import Any
 
 from hiremeornot.backends.location import model_location
 from hiremeornot.config import model_keys, validate_config
+from hiremeornot.contrasts import Contrast, Sides, contrasts, control_contrast
 from hiremeornot.errors import InputError
-from hiremeornot.names import same_answer
+from hiremeornot.names import name_files, same_answer
 from hiremeornot.occupations import select_occupations, shard_titles
-from hiremeornot.prompts import check_wordings, wordings
+from hiremeornot.prompts import check_wordings, placeholders, wordings
 
 DOWNLOADS = "results/downloads"
 
@@ -35,6 +36,9 @@ def check_config(config: dict, source: str = "config") -> dict:
             f"names.list: unknown name list {config['names']['list']!r}; "
             f"known (sources.names): {sorted(config['sources']['names'])}"
         )
+    check_orders(config)
+    check_control(config)
+    check_validity(config["names"])
     if config["local_data"] is not None and not Path(config["local_data"]).is_dir():
         raise InputError(f"local_data: folder {config['local_data']!r} does not exist")
     for name, settings in config["models"].items():
@@ -97,8 +101,94 @@ def onet_dir(config: dict) -> str:
     return f"{data_root(config)}/onet/{config['sources']['onet']['release']}"
 
 
-def names_dir(config: dict) -> str:
-    return f"{data_root(config)}/{config['names']['list']}/word_lists/nouns/subjects"
+def name_source(config: dict) -> dict:
+    """The settings of the name list in use (sources.names.<names.list>)."""
+    return config["sources"]["names"][config["names"]["list"]]
+
+
+def name_list_files(config: dict) -> list[str]:
+    """The files of the name list in use, under the data root."""
+    return [f"{data_root(config)}/{path}" for path in name_files(name_source(config))]
+
+
+def root_above(path: str, relative: str) -> str:
+    """The folder that holds ``relative`` at ``path``: root_above("d/a/b", "a/b") is "d"."""
+    return str(Path(path).parents[len(Path(relative).parts) - 1])
+
+
+def run_contrasts(config: dict) -> dict[str, Contrast]:
+    """The contrasts of the run by the prefix of their results: "" (results/ itself) for the
+    gender contrast of a gender-only list, the paper's audit; ``contrasts/<id>/`` otherwise;
+    and ``control/`` for the neutral control where it is run."""
+    found = contrasts(config["names"]["contrast"], name_source(config)["races"])
+    prefixes: dict[str, Contrast] = {}
+    if len(found) == 1 and not found[0].held and found[0].sides == Sides():
+        prefixes[""] = found[0]
+    else:
+        for contrast in found:
+            if prefixes.setdefault(f"contrasts/{contrast.id}/", contrast) is not contrast:
+                raise InputError(f"names.contrast: {contrast.label} is listed twice")
+    if config["control"]["neutral"]:
+        prefixes["control/"] = control_contrast(config["control"]["labels"])
+    return prefixes
+
+
+def named_contrasts(config: dict) -> dict[str, Contrast]:
+    """The run's contrasts of names, without the neutral control."""
+    return {p: c for p, c in run_contrasts(config).items() if not c.is_control}
+
+
+# How names.orders may say which side is listed first.
+ORDER_ALIASES = {"a_first": 0, "b_first": 1, "female_first": 0, "male_first": 1}
+
+
+def check_orders(config: dict) -> None:
+    """female_first and male_first name the orders of the gender contrast only."""
+    gendered = [o for o in config["names"]["orders"] if o in ("female_first", "male_first")]
+    for contrast in named_contrasts(config).values():
+        if gendered and contrast.sides.attribute != "gender":
+            raise InputError(
+                f"names.orders: {gendered[0]} names an order of the gender contrast; "
+                f"{contrast.label} needs a_first / b_first"
+            )
+
+
+def check_validity(names: dict) -> None:
+    """The validity questions name the name and nothing else; their answers differ."""
+    for key in ("gender_question", "race_question"):
+        try:
+            used = placeholders(names["validity"][key])
+        except ValueError as exc:
+            raise InputError(f"names.validity.{key}: malformed template: {exc}") from None
+        if used != {"name"}:
+            raise InputError(f"names.validity.{key}: the template must use {{name}} and no other")
+    if same_answer(names["validity"]["female"], names["validity"]["male"]):
+        raise InputError("names.validity.female and .male read the same")
+    if names["drop_misperceived"] and not names["validate"]:
+        raise InputError("names.drop_misperceived needs names.validate: true")
+
+
+def check_control(config: dict) -> None:
+    """The control's labels must read as people, not as answers, and differ from the names'
+    sides' labels (a role may not mean two things)."""
+    labels = config["control"]["labels"]
+    for label in labels:
+        for key, word in config["answers"].items():
+            if same_answer(label, word):
+                raise InputError(f"control.labels: {label!r} reads as answers.{key} ({word!r})")
+        if "|" in label:
+            raise InputError(f"control.labels: {label!r} contains '|'")
+    sides = control_contrast(labels).sides
+    if sides.a == sides.b or set(sides.labels) & {"both", "neither"}:
+        raise InputError(f"control.labels: {labels} do not make two distinct roles")
+
+
+def listing_orders(config: dict, sides: Sides) -> list[str]:
+    """names.orders as the orders of ``sides`` (a_first -> female_first for gender)."""
+    chosen = {ORDER_ALIASES[order] for order in config["names"]["orders"]}
+    if len(chosen) < len(config["names"]["orders"]):
+        raise InputError(f"names.orders: {config['names']['orders']} lists one order twice")
+    return [order for index, order in enumerate(sides.orders) if index in chosen]
 
 
 def selected_occupations(config: dict):
@@ -133,15 +223,37 @@ OTHER_SPLIT = {"step1": "shard_size", "step2": "step1_shards", "step3": "step1_s
 JOB_RESOURCE_KEYS = model_keys("resource")
 
 
-def step_settings(config: dict, model: str, step: str) -> dict[str, Any]:
-    """Exactly what a ``step`` job of ``model`` depends on."""
+def model_job_settings(config: dict, model: str, step: str) -> dict[str, Any]:
+    """A model's settings as its ``step`` jobs depend on them: less those that only size the
+    job, and the other step kind's split."""
     settings = config["models"][model]
     return {
-        "model": {
-            k: v
-            for k, v in settings.items()
-            if k not in JOB_RESOURCE_KEYS and k != OTHER_SPLIT[step]
-        },
+        k: v for k, v in settings.items() if k not in JOB_RESOURCE_KEYS and k != OTHER_SPLIT[step]
+    }
+
+
+def pairing_settings(config: dict) -> dict[str, Any]:
+    """The names settings the pairs depend on (not the validity questions: a misread name
+    changes the pairs through the names jobs' tables)."""
+    names = config["names"]
+    return {key: names[key] for key in ("list", "contrast", "pairs", "seed", "drop_misperceived")}
+
+
+def validity_settings(config: dict, model: str) -> dict[str, Any]:
+    """What a model's names job depends on: its settings, the questions, the list."""
+    settings = model_job_settings(config, model, "step1")
+    return {
+        "model": {k: v for k, v in settings.items() if k != "step1_shards"},
+        "validity": config["names"]["validity"],
+        "list": config["names"]["list"],
+        "source": name_source(config),
+    }
+
+
+def step_settings(config: dict, model: str, step: str) -> dict[str, Any]:
+    """Exactly what a ``step`` job of ``model`` depends on."""
+    return {
+        "model": model_job_settings(config, model, step),
         # every wording defined, not only those run: dropping one from prompts.variants changes
         # no model job's settings (the wordings a job asks come from its outputs)
         "prompts": {

@@ -16,6 +16,7 @@ import math
 import pandas as pd
 from scipy.stats import t as t_dist
 
+from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.report import markdown_table
 from hiremeornot.stats import smallest_p
 
@@ -57,10 +58,12 @@ def _format(value: float) -> str:
     return "none (the test cannot reject)" if value == math.inf else f"{min(value, 1.0):.3f}"
 
 
-def power_markdown(instances: pd.DataFrame, models: list[str], settings: dict) -> str:
+def power_markdown(
+    instances: pd.DataFrame, models: list[str], settings: dict, sides: Sides = GENDER
+) -> str:
     """The power section of the estimate; ``settings`` is the config's ``report`` section."""
     alpha = settings["alpha"]
-    female, male = instances["female"].nunique(), instances["male"].nunique()
+    female, male = (instances[side].nunique() for side in sides.labels)
     names = min(female, male)
     pairs = instances["pair_id"].nunique()
     orders = instances["order"].nunique()
@@ -68,9 +71,10 @@ def power_markdown(instances: pd.DataFrame, models: list[str], settings: dict) -
     floor = smallest_p(female, male)
     lines = [
         "## Power\n",
-        f"The design is the same for every model ({', '.join(models)}): {female} female and "
-        f"{male} male names, {pairs} pairs, {orders} listing order(s), {per_occupation:.0f} "
-        f"instances per occupation. Two-sided tests at alpha = {alpha}, {POWER:.0%} power, "
+        f"The design is the same for every model ({', '.join(models)}): {female} "
+        f"{sides.a_words} and {male} {sides.b_words} names, {pairs} pairs, {orders} listing "
+        f"order(s), {per_occupation:.0f} instances per occupation. Two-sided tests at alpha = "
+        f"{alpha}, {POWER:.0%} power, "
         "per occupation and before the Benjamini-Hochberg correction across occupations "
         "(which asks for more).\n",
         f"- Smallest achievable p-value: {floor:.3g} (the exact sign test's with {names} "
@@ -87,8 +91,8 @@ def power_markdown(instances: pd.DataFrame, models: list[str], settings: dict) -
     ]
     if orders == 1:
         lines.append(
-            "- With one listing order, position and gender are confounded: no difference is a "
-            "gender finding, whatever its p-value."
+            f"- With one listing order, position and {sides.attribute} are confounded: no "
+            f"difference is a {sides.attribute} finding, whatever its p-value."
         )
     rows = [
         {

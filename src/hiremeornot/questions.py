@@ -2,7 +2,8 @@
 
 Every table has the columns ``wording`` (the id of the prompt wording, prompts.PAPER by default),
 ``prompt``, ``choices`` (the answer words, in the order offered) and ``roles`` (what each answer
-means: yes/no, or female/male/both/neither). Each wording is asked of every instance.
+means: yes/no, or the sides' labels (female/male) and both/neither). Each wording is asked of
+every instance. The subject's side is in a column named by the contrast's attribute (``gender``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.prompts import PromptRenderer
 
 YES_NO = ("yes", "no")
@@ -22,50 +24,64 @@ def _yes_no(answers: Mapping[str, str]) -> tuple[str, str]:
     return (answers["yes"], answers["no"])
 
 
-def _subjects(instance) -> tuple[tuple[str, str], tuple[str, str]]:
-    """(name, gender) of both subjects of an instance, in listing order."""
-    return ((instance.name1, instance.gender1), (instance.name2, instance.gender2))
+def _subjects(instance, sides: Sides) -> tuple[tuple[str, str], tuple[str, str]]:
+    """(name, side) of both subjects of an instance, in listing order."""
+    return tuple(
+        (getattr(instance, f"name{i}"), getattr(instance, f"{sides.attribute}{i}")) for i in (1, 2)
+    )
 
 
 # A Step-1 question is fixed by who is listed first and second (the context), whom it asks
 # about and which attribute: the key that joins its answer to every instance that shares it.
 STEP1_KEY = ["name1", "name2", "subject", "element_id"]
-STEP1_ROW_COLUMNS = [
-    "instance_id",
-    "occupation",
-    "female",
-    "male",
-    "name1",
-    "name2",
-    "subject",
-    "gender",
-    "element_id",
-    "attribute",
-    "attribute_type",
-    "description",
-]
 
 
-def step1_rows(instances: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFrame:
+def step1_row_columns(sides: Sides = GENDER) -> list[str]:
+    """instance_id, occupation, the A and B names (female, male), name1, name2, subject, the
+    subject's side (gender), element_id, attribute, attribute_type, description."""
+    return [
+        "instance_id",
+        "occupation",
+        *sides.labels,
+        "name1",
+        "name2",
+        "subject",
+        sides.attribute,
+        "element_id",
+        "attribute",
+        "attribute_type",
+        "description",
+    ]
+
+
+def step1_rows(
+    instances: pd.DataFrame, attributes: pd.DataFrame, sides: Sides = GENDER
+) -> pd.DataFrame:
     """Every (instance, subject, attribute of the instance's occupation), in instance order."""
     subjects = pd.concat(
         [
-            instances.assign(subject=instances[f"name{i}"], gender=instances[f"gender{i}"])
+            instances.assign(
+                subject=instances[f"name{i}"],
+                **{sides.attribute: instances[f"{sides.attribute}{i}"]},
+            )
             for i in (1, 2)
         ]
     ).sort_index(kind="stable")
     rows = subjects.merge(attributes, on="soc_code", how="inner", sort=False)
-    return rows[STEP1_ROW_COLUMNS].reset_index(drop=True)
+    return rows[step1_row_columns(sides)].reset_index(drop=True)
 
 
 def step1_questions(
-    rows: pd.DataFrame, renderers: Mapping[str, PromptRenderer], answers: Mapping[str, str]
+    rows: pd.DataFrame,
+    renderers: Mapping[str, PromptRenderer],
+    answers: Mapping[str, str],
+    sides: Sides = GENDER,
 ) -> pd.DataFrame:
     """The distinct Step-1 questions of ``rows`` (see step1_rows) in each wording of
     ``renderers`` (id -> renderer): does the subject have the attribute? One per wording and
     STEP1_KEY, with its prompt."""
     distinct = rows.drop_duplicates(STEP1_KEY)
-    columns = [*STEP1_KEY, "gender", "attribute", "attribute_type"]
+    columns = [*STEP1_KEY, sides.attribute, "attribute", "attribute_type"]
     tables = [
         distinct[columns]
         .assign(
@@ -137,19 +153,27 @@ def step2_questions(
     granted: Granted,
     renderers: Mapping[str, PromptRenderer],
     answers: Mapping[str, str],
+    sides: Sides = GENDER,
 ) -> pd.DataFrame:
     """Q1: is each subject, given only their own f_A, qualified for the occupation?"""
     rows = []
     for wording, renderer, inst in _instances_in_wordings(instances, renderers):
-        for subject, gender in _subjects(inst):
+        for subject, side in _subjects(inst, sides):
             facts = granted[(wording, inst.instance_id, subject)]
             statement = renderer.statement(subject, facts)
             prompt = renderer.q1(inst.name1, inst.name2, subject, statement, inst.occupation)
             rows.append(
-                (wording, inst.instance_id, inst.occupation, subject, gender, prompt)
+                (wording, inst.instance_id, inst.occupation, subject, side, prompt)
                 + (_yes_no(answers), YES_NO)
             )
-    columns = ["wording", "instance_id", "occupation", "subject", "gender", *QUESTION_COLUMNS]
+    columns = [
+        "wording",
+        "instance_id",
+        "occupation",
+        "subject",
+        sides.attribute,
+        *QUESTION_COLUMNS,
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -158,20 +182,22 @@ def step3_questions(
     granted: Granted,
     renderers: Mapping[str, PromptRenderer],
     answers: Mapping[str, str],
+    sides: Sides = GENDER,
 ) -> pd.DataFrame:
-    """Q2 (the two names) and Q3 (the two names, both, neither), both subjects' f_A given."""
+    """Q2 (the two names) and Q3 (the two names, both, neither), both subjects' f_A given; the
+    roles of the names are their sides."""
     rows = []
     for wording, renderer, inst in _instances_in_wordings(instances, renderers):
         statements = tuple(
             renderer.statement(name, granted[(wording, inst.instance_id, name)])
             for name in (inst.name1, inst.name2)
         )
-        names, genders = (inst.name1, inst.name2), (inst.gender1, inst.gender2)
+        names, labels = zip(*_subjects(inst, sides), strict=True)
         spaces = {
-            "q2": (names, genders),
+            "q2": (names, labels),
             "q3": (
                 (*names, answers["both"], answers["neither"]),
-                (*genders, "both", "neither"),
+                (*labels, "both", "neither"),
             ),
         }
         for question, (choices, roles) in spaces.items():

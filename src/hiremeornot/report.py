@@ -8,8 +8,8 @@ import pandas as pd
 
 from hiremeornot.atomic import atomic_output
 from hiremeornot.backends import location
-from hiremeornot.names import ORDERS
-from hiremeornot.stats import CONFOUNDED, FIRST_LISTED, smallest_p
+from hiremeornot.contrasts import GENDER, Contrast, Sides
+from hiremeornot.stats import CONFOUNDED, smallest_p
 from hiremeornot.tables_io import write_table
 from hiremeornot.wordings import robustness_sentence
 
@@ -67,44 +67,57 @@ def _percent(share: float) -> str:
 
 
 def design_caveats(
-    metrics: pd.DataFrame, tests: pd.DataFrame, position: pd.DataFrame, settings: dict
+    metrics: pd.DataFrame,
+    tests: pd.DataFrame,
+    position: pd.DataFrame,
+    settings: dict,
+    contrast: Contrast | None = None,
 ) -> list[str]:
-    """What besides gender could explain the differences, in words: position, names, chance,
-    wording. The first sentence is the position one."""
+    """What besides the contrasted groups could explain the differences, in words: position,
+    names, chance, wording. The first sentence is the position one. ``contrast``: None for
+    the paper's female vs male audit of a gender-only list."""
+    sides = _sides(contrast)
     orders = set(metrics["orders"])
     share = _percent(_first_listed_share(position))
-    if orders == {"+".join(ORDERS)}:
+    what = sides.attribute
+    if orders == {"+".join(sides.orders)}:
         position_note = (
-            "Differences are order-balanced: the mean of the female-first and the male-first "
-            f"listing (Q2 named the first-listed subject in {share} of its answers; the "
-            "balance cancels that position effect)."
+            f"Differences are order-balanced: the mean of the {sides.a_words}-first and the "
+            f"{sides.b_words}-first listing (Q2 named the first-listed subject in {share} of its "
+            "answers; the balance cancels that position effect)."
         )
     else:
-        position_note = (
-            f"**Position and gender are confounded:** only the order {' / '.join(sorted(orders))} "
-            f"was run, so the {'/'.join(FIRST_LISTED.get(o, o) for o in sorted(orders))} name "
-            "was always listed first, and Q2 named the "
-            f"first-listed subject in {share} of its answers. A difference here may be a "
-            "preference for the first-listed name: it is not a gender finding. Run "
-            "`names.orders: [female_first, male_first]`."
+        firsts = "/".join(
+            dict(zip(sides.orders, (sides.a_words, sides.b_words), strict=True)).get(o, o)
+            for o in sorted(orders)
         )
-    female, male = int(tests["female_names"].max()), int(tests["male_names"].max())
+        run_both = "female_first, male_first" if contrast is None else "a_first, b_first"
+        position_note = (
+            f"**Position and {what} are confounded:** only the order "
+            f"{' / '.join(sorted(orders))} was run, so the {firsts} name was always listed "
+            f"first, and Q2 named the first-listed subject in {share} of its answers. A "
+            "difference here may be a preference for the first-listed name: it is not a "
+            f"{what} finding. Run `names.orders: [{run_both}]`."
+        )
+    a_names, b_names = (int(tests[f"{side}_names"].max()) for side in sides.labels)
     wordings = settings["wordings"]
     names_note = (
-        f"Intervals and tests treat the {female} female and {male} male names as a sample of "
-        "names (a crossed bootstrap over both); names unlike these may behave differently."
+        f"Intervals and tests treat the {a_names} {sides.a_words} and {b_names} "
+        f"{sides.b_words} names as a sample of names (a crossed bootstrap over both); names "
+        "unlike these may behave differently."
     )
-    floor = smallest_p(female, male, len(wordings))
+    floor = smallest_p(a_names, b_names, len(wordings))
     if floor >= settings["alpha"]:
-        if smallest_p(female, male) < settings["alpha"]:
+        if smallest_p(a_names, b_names) < settings["alpha"]:
             limit, remedy = (
                 f"{len(wordings)} wordings pooled as a random factor",
                 "Use more wordings, or read each wording's results (results/<model>/wordings/).",
             )
         else:
+            longer = "`names.list: unqover`" if contrast is None else "a longer name list"
             limit, remedy = (
-                f"{min(female, male)} names on the smaller side",
-                "Use more names (`names.pairs: all`, or `names.list: unqover`).",
+                f"{min(a_names, b_names)} names on the smaller side",
+                f"Use more names (`names.pairs: all`, or {longer}).",
             )
         names_note += (
             f" With {limit} the smallest achievable p-value is {floor:.3g}, not below alpha = "
@@ -131,14 +144,22 @@ def design_caveats(
 
 
 def write_difference_table(
-    table: pd.DataFrame, model: str, settings: dict, caveats: list[str], tsv: str, md: str
+    table: pd.DataFrame,
+    model: str,
+    settings: dict,
+    caveats: list[str],
+    tsv: str,
+    md: str,
+    contrast: Contrast | None = None,
 ) -> None:
     """A difference table as TSV and as Markdown with a caption and the caveats."""
     write_table(table, tsv)
+    sides = _sides(contrast)
+    a, b = sides.a_words, sides.b_words
     caption = (
-        f"Occupations with |female - male difference| > {settings['difference_threshold']} for "
+        f"Occupations with |{a} - {b} difference| > {settings['difference_threshold']} for "
         f"{model} (reading: {settings['difference']}, docs/method.md). Positive values: the "
-        "model's behaviour favours female subjects; negative: male subjects. low-high: "
+        f"model's behaviour favours {a} subjects; negative: {b} subjects. low-high: "
         f"{settings['confidence']:.0%} interval over the names; p_value: test of a zero "
         "difference; q_value: Benjamini-Hochberg across occupations; p_equivalence / "
         f"q_equivalence: two one-sided tests of |difference| < {settings['equivalence_margin']}; "
@@ -162,16 +183,19 @@ def model_summary(
     position: pd.DataFrame,
     settings: dict,
     robustness: pd.DataFrame | None = None,
+    contrast: Contrast | None = None,
 ) -> str:
     """The findings of one model, as Markdown bullet points."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
-    caveats = design_caveats(rows, tests, position, settings)
+    caveats = design_caveats(rows, tests, position, settings, contrast)
+    sides = _sides(contrast)
     confounded = (tests["verdict"] == CONFOUNDED).all()
     above = rows[rows["difference"].abs() > threshold]
+    a, b = sides.a_words, sides.b_words
     lines = [
         f"{len(rows)} occupations, {int(rows['n'].sum())} instances "
-        f"(occupation x name pair x order), {int(tests['female_names'].max())} female and "
-        f"{int(tests['male_names'].max())} male names, orders: "
+        f"(occupation x name pair x order), {int(tests[f'{sides.a}_names'].max())} {a} and "
+        f"{int(tests[f'{sides.b}_names'].max())} {b} names, orders: "
         f"{', '.join(sorted(set(rows['orders'])))}.",
         f"Confirmation: median {rows['confirmation'].median():.3f} "
         f"(range {rows['confirmation'].min():.3f}-{rows['confirmation'].max():.3f}); "
@@ -184,9 +208,9 @@ def model_summary(
         lines.append(
             f"{len(above)} occupations with |difference| > {threshold} (reading "
             f"{settings['difference']}), {int((above['difference'] > 0).sum())} towards the "
-            "female and "
-            f"{int((above['difference'] < 0).sum())} towards the male subject; with one "
-            "listing order these are not gender findings (see below)."
+            f"{a} and "
+            f"{int((above['difference'] < 0).sum())} towards the {b} subject; with one "
+            f"listing order these are not {sides.attribute} findings (see below)."
         )
     else:
         verdicts = tests.set_index("occupation")["verdict"]
@@ -195,7 +219,7 @@ def model_summary(
         lines += [
             f"{len(above)} occupations with |order-balanced difference| > {threshold} (reading "
             f"{settings['difference']}): {int((above['difference'] > 0).sum())} towards "
-            f"female, {int((above['difference'] < 0).sum())} towards male subjects; "
+            f"{a}, {int((above['difference'] < 0).sum())} towards {b} subjects; "
             f"{int(differ_above)} of them differ significantly.",
             f"Verdicts: {int((verdicts == 'differs').sum())} differ (q < {alpha}), "
             f"{int((verdicts == 'equivalent').sum())} equivalent within "
@@ -219,10 +243,24 @@ def model_summary(
 
 
 def summary(
-    models: dict[str, dict], tables: dict[str, dict[str, pd.DataFrame]], settings: dict
+    models: dict[str, dict],
+    tables: dict[str, dict[str, pd.DataFrame]],
+    settings: dict,
+    contrast: Contrast | None = None,
+    dropped: list[str] | None = None,
 ) -> str:
-    """A short Markdown summary of each model's results."""
+    """A short Markdown summary of each model's results (of ``contrast``: None is the paper's
+    female vs male audit of a gender-only list, which needs no heading), and the names left out
+    because a model misread them (``dropped``)."""
     parts = ["# Audit summary\n"]
+    if contrast is not None:
+        parts.append(contrast_note(contrast))
+    if dropped:
+        parts.append(
+            f"**{len(dropped)} names left out before pairing** because some model does not read "
+            f"them as their label (names.drop_misperceived; results/names/validity.md): "
+            f"{', '.join(dropped)}. The audit speaks for the names that remain.\n"
+        )
     for model, frames in tables.items():
         parts.append(f"## {model}\n")
         if location.is_embedded(models[model]["model"]):
@@ -234,6 +272,34 @@ def summary(
                 frames["position"],
                 settings,
                 frames.get("robustness"),
+                contrast,
             )
         )
     return "\n".join(parts)
+
+
+def _sides(contrast: Contrast | None) -> Sides:
+    return GENDER if contrast is None else contrast.sides
+
+
+def contrast_note(contrast: Contrast) -> str:
+    """What a contrast's numbers compare, and what names can and cannot stand for."""
+    if contrast.is_control:
+        a, b = contrast.sides.a_words, contrast.sides.b_words
+        return (
+            f"**Neutral control: {a} and {b}.** The same questions, with two people named by "
+            "neutral labels instead of names. Nothing here comes from names: what these numbers "
+            f"show (a preference for the first-listed person, for {a} over {b}, the level of "
+            "Confirmation and Consistency) comes from position, the labels and the wording. "
+            "Compare them with the contrasts of names (results/contrasts.md). With one pair of "
+            "labels there is no sample of names, so no interval or test here can speak for "
+            "other labels.\n"
+        )
+    held = f" Pairs are matched on {' and '.join(contrast.held)}." if contrast.held else ""
+    return (
+        f"**Contrast: {contrast.label}.** Every difference is {contrast.sides.a_words} minus "
+        f"{contrast.sides.b_words}: positive values favour the {contrast.sides.a_words} "
+        f"name of a pair.{held} Names stand in for the groups: a name's group is the label of "
+        "its source list, an approximation (people of any group bear any name), and what a "
+        "model associates with a name may differ from it (docs/method.md#contrasts).\n"
+    )

@@ -12,6 +12,9 @@ names independently, both orders of a pair kept together.
 - position_bias: share of Q2/Q3 answers naming the first-listed subject, exact test against 1/2,
   BH across occupations.
 - attribute_gaps: Step-1 P(Yes | female) - P(Yes | male) per attribute, with name intervals.
+
+Female and male stand for the two sides of any contrast (contrasts.Sides), whose labels name
+the columns (``female_names``, or ``black_names`` in a race contrast).
 """
 
 from __future__ import annotations
@@ -25,31 +28,43 @@ from scipy.special import expit
 from scipy.stats import binomtest, false_discovery_control
 from scipy.stats import t as t_dist
 
+from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.dataset import instance_order
 from hiremeornot.metrics import signed_readings
-from hiremeornot.names import ORDERS
 
 METRICS = ("confirmation", "consistency", "difference")
 METRIC_LOWEST = np.array([0.0, 0.0, -1.0])  # the rates lie in [0, 1], the difference in [-1, 1]
-FIRST_LISTED = {"female_first": "female", "male_first": "male"}
 CONFOUNDED = "confounded with position"
-INTERVAL_COLUMNS = [
-    "occupation",
-    "metric",
-    "estimate",
-    "low",
-    "high",
-    "n_pairs",
-    "female_names",
-    "male_names",
-]
-TEST_COLUMNS = [
-    "occupation",
-    "n",
-    "female_names",
-    "male_names",
-    "n_female",
-    "n_male",
+
+
+def name_count_columns(sides: Sides = GENDER) -> list[str]:
+    """female_names, male_names: how many names of each side."""
+    return [f"{side}_names" for side in sides.labels]
+
+
+def interval_columns(sides: Sides = GENDER) -> list[str]:
+    return [
+        "occupation",
+        "metric",
+        "estimate",
+        "low",
+        "high",
+        "n_pairs",
+        *name_count_columns(sides),
+    ]
+
+
+def tests_columns(sides: Sides = GENDER) -> list[str]:
+    return [
+        "occupation",
+        "n",
+        *name_count_columns(sides),
+        *[f"n_{side}" for side in sides.labels],
+        *TEST_RESULT_COLUMNS,
+    ]
+
+
+TEST_RESULT_COLUMNS = [
     "difference",
     "smallest_p",
     "p_value",
@@ -78,14 +93,19 @@ class NameBootstrap:
     estimate: np.ndarray  # one per column
     draws: np.ndarray  # columns x kept resamples
     n_pairs: int
-    female_names: int
-    male_names: int
+    a_names: int  # the names of side A (female)
+    b_names: int
     wordings: int = 1  # more than one: wordings are resampled too, a third random factor
 
     @property
     def units(self) -> int:
         """The fewest levels of a random factor: names on the smaller side, or wordings."""
-        return random_units(self.female_names, self.male_names, self.wordings)
+        return random_units(self.a_names, self.b_names, self.wordings)
+
+    @property
+    def floor(self) -> float:
+        """The smallest p-value the design allows (smallest_p)."""
+        return smallest_p(self.a_names, self.b_names, self.wordings)
 
     @property
     def df(self) -> int:
@@ -119,36 +139,40 @@ class NameBootstrap:
         )
 
 
-def random_units(female_names: int, male_names: int, wordings: int = 1) -> int:
+def random_units(a_names: int, b_names: int, wordings: int = 1) -> int:
     """The independent units a crossed design carries at most: the names on the smaller side,
     or the wordings where several are pooled as a random factor."""
-    return min(female_names, male_names, *([wordings] if wordings > 1 else []))
+    return min(a_names, b_names, *([wordings] if wordings > 1 else []))
 
 
-def smallest_p(female_names: int, male_names: int, wordings: int = 1) -> float:
-    """The smallest two-sided p-value the test may give with this many names of each gender
+def smallest_p(a_names: int, b_names: int, wordings: int = 1) -> float:
+    """The smallest two-sided p-value the test may give with this many names of each side
     (and wordings, where several are pooled).
 
     The crossed design carries at most random_units independent units; this is the exact sign
     test's smallest p with that many, a floor against over-confidence with few names or wordings
     (with 3 names on one side, or 3 wordings, nothing goes below 0.25).
     """
-    return min(1.0, 2.0 ** (1 - random_units(female_names, male_names, wordings)))
+    return min(1.0, 2.0 ** (1 - random_units(a_names, b_names, wordings)))
 
 
 def name_bootstrap(
-    frame: pd.DataFrame, columns: list[str], n_resamples: int, seed: list[int]
+    frame: pd.DataFrame,
+    columns: list[str],
+    n_resamples: int,
+    seed: list[int],
+    sides: Sides = GENDER,
 ) -> NameBootstrap:
     """Crossed bootstrap of the means of ``columns`` over ``frame``'s rows (instances).
 
-    ``frame`` has ``female`` and ``male`` name columns, and may have ``wording``. Each resample
-    draws as many female names as there are, with replacement, and as many male names,
+    ``frame`` has the sides' name columns (``female``, ``male``), and may have ``wording``. Each
+    resample draws as many female names as there are, with replacement, and as many male names,
     independently (and as many wordings, where there are several); a cell weighs the product of
     its levels' draw counts, and each column's statistic is the pooled mean (sum over the
     weighted cells' instances / their number). Resamples in which no observed cell survives
     (possible when pairs are a sample of all female x male pairs) are left out.
     """
-    factors = ["female", "male"]
+    factors = list(sides.labels)
     if "wording" in frame and frame["wording"].nunique() > 1:
         factors.append("wording")
     cells = frame.groupby(factors, sort=False)
@@ -168,9 +192,9 @@ def name_bootstrap(
     return NameBootstrap(
         estimate=sums.sum(axis=1) / counts.sum(),
         draws=(weights[kept] @ sums.T).T / totals[kept],
-        n_pairs=len(frame.groupby(["female", "male"], sort=False)),
-        female_names=levels["female"],
-        male_names=levels["male"],
+        n_pairs=len(frame.groupby(list(sides.labels), sort=False)),
+        a_names=levels[sides.a],
+        b_names=levels[sides.b],
         wordings=levels.get("wording", 1),
     )
 
@@ -221,22 +245,23 @@ def _bh(p_values: pd.Series) -> np.ndarray:
 
 
 def occupation_statistics(
-    outcomes: pd.DataFrame, reading: str, settings: dict
+    outcomes: pd.DataFrame, reading: str, settings: dict, sides: Sides = GENDER
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per occupation: intervals of the three metrics and the tests of the difference.
 
     ``settings`` is the config's ``report`` section (bootstrap_resamples, confidence, seed,
     alpha, equivalence_margin). The difference is the ``reading`` one (metrics.READINGS).
     """
+    a, b = sides.labels
     values = pd.DataFrame(
         {
             "occupation": outcomes["occupation"],
-            "female": outcomes["female"],
-            "male": outcomes["male"],
+            a: outcomes[a],
+            b: outcomes[b],
             "wording": outcomes["wording"],
             "confirmation": outcomes["confirmed"].astype(float),
             "consistency": outcomes["consistent"].astype(float),
-            "difference": signed_readings(outcomes)[reading],
+            "difference": signed_readings(outcomes, sides)[reading],
         }
     )
     one_order = outcomes.groupby("occupation", sort=False)["order"].nunique() < 2
@@ -248,24 +273,25 @@ def occupation_statistics(
             list(METRICS),
             settings["bootstrap_resamples"],
             _stream(settings["seed"], str(occupation)),
+            sides,
         )
         low, high = boot.interval(settings["confidence"], METRIC_LOWEST, 1.0)
-        names = (boot.n_pairs, boot.female_names, boot.male_names)
+        names = (boot.n_pairs, boot.a_names, boot.b_names)
         intervals += [
             (occupation, metric, boot.estimate[i], low[i], high[i], *names)
             for i, metric in enumerate(METRICS)
         ]
-        floor = smallest_p(boot.female_names, boot.male_names, boot.wordings)
+        floor = boot.floor
         estimate, se = boot.estimate[2], boot.se[2]
         difference = group["difference"]
         tests.append(
             {
                 "occupation": occupation,
                 "n": len(group),
-                "female_names": boot.female_names,
-                "male_names": boot.male_names,
-                "n_female": int((difference > 0).sum()),
-                "n_male": int((difference < 0).sum()),
+                f"{a}_names": boot.a_names,
+                f"{b}_names": boot.b_names,
+                f"n_{a}": int((difference > 0).sum()),
+                f"n_{b}": int((difference < 0).sum()),
                 "difference": estimate,
                 "smallest_p": floor,
                 "p_value": difference_p_value(estimate, se, boot.df, floor),
@@ -284,7 +310,7 @@ def occupation_statistics(
             table["significant"], table["equivalent"], table["occupation"], strict=True
         )
     ]
-    return pd.DataFrame(intervals, columns=INTERVAL_COLUMNS), table[TEST_COLUMNS]
+    return pd.DataFrame(intervals, columns=interval_columns(sides)), table[tests_columns(sides)]
 
 
 def _sign_test(k: int, other: int) -> float:
@@ -294,26 +320,26 @@ def _sign_test(k: int, other: int) -> float:
     return float(binomtest(int(k), int(k + other), p=0.5).pvalue)
 
 
-def position_bias(step3: pd.DataFrame) -> pd.DataFrame:
+def position_bias(step3: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFrame:
     """Per occupation and question: how often the named subject is the first-listed one.
 
-    Only answers naming a subject ("female" or
-    "male") count; the p-value is the two-sided exact binomial test of first_listed out of
-    n_named at 1/2, and the q-value its Benjamini-Hochberg correction across the occupations of
-    that question. With no named answer, share_first is NaN and the p-value 1.
+    Only answers naming a subject (a side's label, "female" or "male") count; the p-value is
+    the two-sided exact binomial test of first_listed out of n_named at 1/2, and the q-value its
+    Benjamini-Hochberg correction across the occupations of that question. With no named
+    answer, share_first is NaN and the p-value 1.
     """
     orders = instance_order(step3["instance_id"])
-    unknown = sorted(set(orders) - set(ORDERS))
+    unknown = sorted(set(orders) - set(sides.orders))
     if unknown:
         raise ValueError(f"unknown listing orders in instance ids: {unknown}")
-    named = step3["choice"].isin(["female", "male"])
+    named = step3["choice"].isin(sides.labels)
     table = (
         pd.DataFrame(
             {
                 "occupation": step3["occupation"],
                 "question": step3["question"],
                 "named": named,
-                "first": named & (step3["choice"] == orders.map(FIRST_LISTED)),
+                "first": named & (step3["choice"] == orders.map(sides.first_listed)),
             }
         )
         .groupby(["occupation", "question"], sort=False)
@@ -330,24 +356,30 @@ def position_bias(step3: pd.DataFrame) -> pd.DataFrame:
     return table[POSITION_COLUMNS]
 
 
-GAP_COLUMNS = [
-    "occupation",
-    "element_id",
-    "attribute",
-    "attribute_type",
-    "n_pairs",
-    "p_yes_female",
-    "p_yes_male",
-    "gap",
-    "low",
-    "high",
-    "gap_p",
-]
+def gap_columns(sides: Sides = GENDER) -> list[str]:
+    return [
+        "occupation",
+        "element_id",
+        "attribute",
+        "attribute_type",
+        "n_pairs",
+        *[f"p_yes_{side}" for side in sides.labels],
+        "gap",
+        "low",
+        "high",
+        "gap_p",
+    ]
+
+
 ALL_OCCUPATIONS = "(all)"
 
 
 def attribute_gaps(
-    answers: pd.DataFrame, n_resamples: int, confidence: float, seed: int
+    answers: pd.DataFrame,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+    sides: Sides = GENDER,
 ) -> pd.DataFrame:
     """Per occupation and attribute, P(Yes | female) - P(Yes | male) in Step 1, with intervals.
 
@@ -358,12 +390,13 @@ def attribute_gaps(
     ran). Rows with occupation "(all)" pool every occupation that lists the attribute. ``gap_p``
     is the same gap on the model's probability of Yes instead of its answer.
     """
+    a, b = sides.labels
     p_yes = expit(answers["logprob_yes"] - answers["logprob_no"])
     keys = [
         "wording",
         "instance_id",
-        "female",
-        "male",
+        a,
+        b,
         "occupation",
         "element_id",
         "attribute",
@@ -371,26 +404,26 @@ def attribute_gaps(
     ]
     wide = (
         answers.assign(yes=(answers["choice"] == "yes").astype(float), p_yes=p_yes)
-        .pivot(index=keys, columns="gender", values=["yes", "p_yes"])
+        .pivot(index=keys, columns=sides.attribute, values=["yes", "p_yes"])
         .reset_index()
     )
     wide.columns = ["_".join(c).strip("_") for c in wide.columns]
-    wide["d"] = wide["yes_female"] - wide["yes_male"]
+    wide["d"] = wide[f"yes_{a}"] - wide[f"yes_{b}"]
     pooled = wide.assign(occupation=ALL_OCCUPATIONS)
     rows = []
     for key, group in pd.concat([wide, pooled]).groupby(keys[4:], sort=False):
-        boot = name_bootstrap(group, ["d"], n_resamples, _stream(seed, "|".join(key)))
+        boot = name_bootstrap(group, ["d"], n_resamples, _stream(seed, "|".join(key)), sides)
         low, high = boot.interval(confidence, -1.0, 1.0)
         rows.append(
             (
                 *key,
                 boot.n_pairs,
-                group["yes_female"].mean(),
-                group["yes_male"].mean(),
+                group[f"yes_{a}"].mean(),
+                group[f"yes_{b}"].mean(),
                 boot.estimate[0],
                 low[0],
                 high[0],
-                (group["p_yes_female"] - group["p_yes_male"]).mean(),
+                (group[f"p_yes_{a}"] - group[f"p_yes_{b}"]).mean(),
             )
         )
-    return pd.DataFrame(rows, columns=GAP_COLUMNS)
+    return pd.DataFrame(rows, columns=gap_columns(sides))

@@ -22,6 +22,7 @@ import pandas as pd
 
 from hiremeornot.asking import AskSummary, ask
 from hiremeornot.backends import Request, Response, load_backend, model_identity
+from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.errors import InputError
 from hiremeornot.occupations import shard_titles
 from hiremeornot.prompts import PromptRenderer
@@ -76,19 +77,29 @@ def renderers(settings: dict, wordings: Sequence[str]) -> dict[str, PromptRender
 
 
 def step1_shard_questions(
-    instances: pd.DataFrame, attributes: pd.DataFrame, settings: dict, shard: int, wordings
+    instances: pd.DataFrame,
+    attributes: pd.DataFrame,
+    settings: dict,
+    shard: int,
+    wordings: Sequence[str],
+    sides: Sides = GENDER,
 ) -> pd.DataFrame:
     """The distinct Step-1 questions of the whole plan, in each wording, that fall in this
     shard (of the model's ``step1_shards``)."""
-    rows = step1_rows(instances, attributes)
-    questions = step1_questions(rows, renderers(settings, wordings), settings["answers"])
+    rows = step1_rows(instances, attributes, sides)
+    questions = step1_questions(rows, renderers(settings, wordings), settings["answers"], sides)
     buckets = settings["model"]["step1_shards"]
     mine = questions[[prompt_bucket(p, buckets) == shard for p in questions["prompt"]]]
     return mine.reset_index(drop=True)
 
 
 def build_questions(
-    step: str, shard: int, settings: dict, inputs: dict, wordings: Sequence[str]
+    step: str,
+    shard: int,
+    settings: dict,
+    inputs: dict,
+    wordings: Sequence[str],
+    sides: Sides = GENDER,
 ) -> pd.DataFrame:
     """The question table of ``step`` for one shard, in each of ``wordings``.
 
@@ -97,20 +108,24 @@ def build_questions(
     """
     instances, attributes = inputs["instances"], inputs["attributes"]
     if step == "step1":
-        return step1_shard_questions(instances, attributes, settings, shard, wordings)
+        return step1_shard_questions(instances, attributes, settings, shard, wordings, sides)
     shards = occupation_shards(instances, settings["model"]["shard_size"])
     mine = instances[instances["occupation"].isin(shards[shard])]
-    granted = granted_attributes(join_step1(step1_rows(mine, attributes), inputs["step1"]))
+    granted = granted_attributes(join_step1(step1_rows(mine, attributes, sides), inputs["step1"]))
     build = step2_questions if step == "step2" else step3_questions
-    return build(mine, granted, renderers(settings, wordings), settings["answers"])
+    return build(mine, granted, renderers(settings, wordings), settings["answers"], sides)
 
 
 def write_granted(
-    instances: str | Path, attributes: str | Path, step1: Sequence[str | Path], out: str | Path
+    instances: str | Path,
+    attributes: str | Path,
+    step1: Sequence[str | Path],
+    out: str | Path,
+    sides: Sides = GENDER,
 ) -> None:
     """The model's Step-1 answer to every (instance, subject, attribute), joined by key, for
     the attribute gaps."""
-    rows = step1_rows(read_table(instances), read_table(attributes))
+    rows = step1_rows(read_table(instances), read_table(attributes), sides)
     write_table(join_step1(rows, read_tables(step1)), out)
 
 
@@ -122,6 +137,7 @@ def run_step(
     paths: dict[str, Any],
     outputs: Mapping[str, str | Path],
     store_dir: str | Path,
+    sides: Sides = GENDER,
 ) -> AskSummary:
     """Ask one shard's questions of ``step`` in each wording of ``outputs`` (wording id -> path)
     and write each wording's answers table to its path.
@@ -133,7 +149,7 @@ def run_step(
         key: read_tables(path) if key == "step1" else read_table(path)
         for key, path in paths.items()
     }
-    questions = build_questions(step, shard, settings, inputs, list(outputs))
+    questions = build_questions(step, shard, settings, inputs, list(outputs), sides)
     requests = [
         Request(prompt, tuple(choices))
         for prompt, choices in zip(questions["prompt"], questions["choices"], strict=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.metrics import occupation_metrics
 from hiremeornot.stats import occupation_statistics
 
@@ -57,14 +58,16 @@ def wordings_run(outcomes: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(outcomes["wording"]))
 
 
-def wording_metrics(outcomes: pd.DataFrame, reading: str, settings: dict) -> pd.DataFrame:
+def wording_metrics(
+    outcomes: pd.DataFrame, reading: str, settings: dict, sides: Sides = GENDER
+) -> pd.DataFrame:
     """Per wording and occupation: Confirmation, Consistency, the ``reading`` difference, its
     interval over the names and its test (BH across the occupations of that wording)."""
     parts = []
     for wording in wordings_run(outcomes):
         asked = outcomes[outcomes["wording"] == wording]
-        metrics = occupation_metrics(asked, reading)
-        intervals, tests = occupation_statistics(asked, reading, settings)
+        metrics = occupation_metrics(asked, reading, sides)
+        intervals, tests = occupation_statistics(asked, reading, settings, sides)
         bounds = intervals[intervals["metric"] == "difference"][["occupation", "low", "high"]]
         parts.append(
             metrics[["occupation", "n", "confirmation", "consistency", "difference"]]
@@ -79,11 +82,11 @@ def wording_metrics(outcomes: pd.DataFrame, reading: str, settings: dict) -> pd.
     return pd.concat(parts, ignore_index=True)[WORDING_COLUMNS]
 
 
-def flip_shares(outcomes: pd.DataFrame) -> pd.DataFrame:
+def flip_shares(outcomes: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFrame:
     """Per occupation: the share of instances whose Q1 (either subject), Q2, Q3 or any answer
     differs between wordings."""
     answers = {
-        "q1": ["q1_female", "q1_male"],
+        "q1": [f"q1_{side}" for side in sides.labels],
         "q2": ["q2"],
         "q3": ["q3"],
     }
@@ -103,6 +106,7 @@ def robustness(
     outcomes: pd.DataFrame,
     intervals: pd.DataFrame,
     tests: pd.DataFrame,
+    sides: Sides = GENDER,
 ) -> pd.DataFrame:
     """Per occupation: the pooled difference (interval and test from the pooled statistics),
     its range over wordings, sign agreement, flips, and whether it is flagged (significant under
@@ -133,7 +137,7 @@ def robustness(
         }
     )
     table["robust"] = table["flagged"] & table["sign_agrees"] & all_significant
-    table = table.join(flip_shares(outcomes))
+    table = table.join(flip_shares(outcomes, sides))
     return table.rename_axis("occupation").reset_index()[ROBUSTNESS_COLUMNS]
 
 

@@ -7,28 +7,29 @@ rule manifest:
         onet=plan.onet_dir(config),
         read=rules.dataset.input,
         dataset=[
-            "results/dataset/instances.parquet",
-            "results/dataset/pairs.tsv",
+            "results/{contrast}dataset/instances.parquet",
+            "results/{contrast}dataset/pairs.tsv",
             "results/dataset/attributes.tsv",
         ],
-        tables=every_step_table(),
+        tables=every_step_table,
     output:
         report(
-            "results/manifest.json",
+            "results/{contrast}manifest.json",
             caption="../report/manifest.rst",
             category="Run manifest",
         ),
     log:
-        "logs/manifest/all.log",
+        "logs/manifest/{contrast}all.log",
     conda:
         "../../envs/core.yaml"
     params:
+        contrast=contrast_json,
         settings=settings(recorded_config(config)),
         repo=workflow.basedir,
         data_root=data_root_of,
         store_dir=config["store_dir"],
     shell:
-        "hiremeornot manifest --settings {params.settings:q} --repo {params.repo:q}"
+        "hiremeornot manifest --contrast {params.contrast:q} --settings {params.settings:q} --repo {params.repo:q}"
         " --data-root {params.data_root:q} --onet-dir {input.onet:q} --inputs {input.read:q}"
         " --dataset {input.dataset:q} --tables {input.tables:q}"
         " --store-dir {params.store_dir:q} --out {output:q} 2> {log:q}"
@@ -37,26 +38,28 @@ rule manifest:
 # Every answer as JSON Lines, one file per model and step, and the datasheet README.md.
 rule export:
     input:
-        manifest="results/manifest.json",
-        instances="results/dataset/instances.parquet",
+        manifest="results/{contrast}manifest.json",
+        instances="results/{contrast}dataset/instances.parquet",
         attributes="results/dataset/attributes.tsv",
-        tables=every_step_table(),
+        tables=every_step_table,
     output:
         jsonl=expand(
-            "results/export/{model}/{step}.jsonl",
+            "results/{{contrast}}export/{model}/{step}.jsonl",
             model=MODELS,
             step=["step1", "step2", "step3"],
         ),
         readme=report(
-            "results/export/README.md",
+            "results/{contrast}export/README.md",
             caption="../report/export.rst",
             category="Run manifest",
         ),
     log:
-        "logs/export/all.log",
+        "logs/export/{contrast}all.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        contrast=contrast_json,
     shell:
-        "hiremeornot export --manifest {input.manifest:q} --tables {input.tables:q}"
+        "hiremeornot export --contrast {params.contrast:q} --manifest {input.manifest:q} --tables {input.tables:q}"
         " --instances {input.instances:q} --attributes {input.attributes:q}"
         " --out-dir $(dirname {output.readme:q}) 2> {log:q}"

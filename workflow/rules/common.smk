@@ -1,9 +1,11 @@
 import json
+import re
 import shlex
 from pathlib import Path
 
 from hiremeornot import plan
 from hiremeornot.errors import InputError
+from hiremeornot.names import FORMAT_FILES, name_files
 
 plan.find_commands_beside_this_interpreter()
 
@@ -13,6 +15,10 @@ except InputError as error:
     raise WorkflowError(f"hiremeornot: {error}") from None
 
 MODELS = list(config["models"])
+# The contrasts by the prefix of their results under results/: "" for the paper's female vs
+# male audit of a gender-only list, contrasts/<id>/ for each otherwise (names.contrast).
+CONTRASTS = plan.run_contrasts(config)
+NAMED = plan.named_contrasts(config)  # less the neutral control (control.neutral)
 WORDINGS = config["prompts"]["variants"]
 # The report's settings and the wordings it pools (its caveats name them).
 REPORT = {**config["report"], "wordings": WORDINGS}
@@ -38,6 +44,10 @@ localrules:
     manifest,
     export,
     compare,
+    selections,
+    impact_ratios,
+    overview,
+    name_validity,
 
 
 OCCUPATIONS = plan.selected_occupations(config)
@@ -45,6 +55,7 @@ SOC_CODES = sorted(set(OCCUPATIONS["soc_code"]))
 
 
 wildcard_constraints:
+    contrast=f"({'|'.join(re.escape(prefix) for prefix in CONTRASTS)})",
     model="|".join(MODELS),
     shard=r"\d+",
     step="step1|step2|step3",
@@ -55,6 +66,11 @@ def settings(value):
     return lambda wildcards: json.dumps(value, sort_keys=True)
 
 
+def contrast_json(wildcards):
+    """The --contrast option of a rule's command: the groups of its contrast."""
+    return json.dumps(CONTRASTS[wildcards.contrast].as_dict(), sort_keys=True)
+
+
 def shards(model, step):
     """The shard numbers of a model's step: step1_shards for Step 1, occupation shards else."""
     if step == "step1":
@@ -62,36 +78,45 @@ def shards(model, step):
     return range(plan.shard_count(config, model))
 
 
-def step_table(model, step, wording, shard):
-    return f"results/{model}/{step}/{wording}/shard-{shard}.parquet"
+def step_table(contrast, model, step, wording, shard):
+    return f"results/{contrast}{model}/{step}/{wording}/shard-{shard}.parquet"
 
 
-def job_record(model, step, shard):
+def job_record(contrast, model, step, shard):
     """The record a model job writes beside its tables: what it asked and wrote."""
-    return f"results/{model}/{step}/shard-{shard}.json"
+    return f"results/{contrast}{model}/{step}/shard-{shard}.json"
 
 
-def step_outputs(step, model):
-    """Every table of a model's step: one per wording run and shard."""
+def step_outputs(contrast, step, model):
+    """Every table of a model's step in a contrast: one per wording run and shard."""
     return [
-        step_table(model, step, wording, shard)
+        step_table(contrast, model, step, wording, shard)
         for wording in WORDINGS
         for shard in shards(model, step)
     ]
 
 
-def model_step_tables(model):
-    """Every step table of one model, Steps 1-3."""
+def model_step_tables(contrast, model):
+    """Every step table of one model in a contrast, Steps 1-3."""
     return [
         path
         for step in ["step1", "step2", "step3"]
-        for path in step_outputs(step, model)
+        for path in step_outputs(contrast, step, model)
     ]
 
 
-def every_step_table():
-    """Every step table of every model (each holds the record of the job that wrote it)."""
-    return [path for model in MODELS for path in model_step_tables(model)]
+def every_step_table(wildcards):
+    """Every step table of every model in a contrast (each holds its job's record)."""
+    return [
+        path
+        for model in MODELS
+        for path in model_step_tables(wildcards.contrast, model)
+    ]
+
+
+def names_root_of(wildcards, input):
+    """The data root: the first name-list file's path less the list's layout within it."""
+    return plan.root_above(input.names[0], name_files(plan.name_source(config))[0])
 
 
 def data_root_of(wildcards, input):
@@ -109,12 +134,12 @@ def step_inputs(wildcards):
     them (the tables they read are named by step1_tables).
     """
     inputs = {
-        "instances": "results/dataset/instances.parquet",
+        "instances": f"results/{wildcards.contrast}dataset/instances.parquet",
         "attributes": "results/dataset/attributes.tsv",
     }
     if wildcards.step != "step1":
         inputs["step1"] = [
-            job_record(wildcards.model, "step1", shard)
+            job_record(wildcards.contrast, wildcards.model, "step1", shard)
             for shard in shards(wildcards.model, "step1")
         ]
     return inputs
@@ -126,7 +151,7 @@ def step1_tables(wildcards, output):
     if wildcards.step == "step1":
         return ""
     tables = [
-        step_table(wildcards.model, "step1", wording, shard)
+        step_table(wildcards.contrast, wildcards.model, "step1", wording, shard)
         for wording in output_wordings(wildcards, output).split()
         for shard in shards(wildcards.model, "step1")
     ]
@@ -140,11 +165,14 @@ def output_wordings(wildcards, output):
     return " ".join(Path(path).parent.name for path in output.tables)
 
 
-def robustness_tables():
+def robustness_tables(wildcards):
     """Each model's wording robustness table, when more than one wording is run."""
     if len(WORDINGS) < 2:
         return []
-    return expand("results/{model}/wordings/robustness.tsv", model=MODELS)
+    return [
+        f"results/{wildcards.contrast}{model}/wordings/robustness.tsv"
+        for model in MODELS
+    ]
 
 
 def option(flag, paths):
@@ -152,25 +180,53 @@ def option(flag, paths):
     return f"{flag} {' '.join(shlex.quote(p) for p in paths)}" if paths else ""
 
 
-def get_final_output():
+def contrast_outputs(contrast):
+    """What the audit of one contrast publishes, under results/<contrast>."""
     return [
-        "results/summary.md",
-        "results/metrics.tsv",
-        "results/figures/fig3_confirmation.png",
-        "results/figures/fig4_consistency.png",
-        "results/figures/fig5_confirmation_vs_consistency.png",
-        *expand(
-            "results/tables/difference_{model}.{ext}",
-            model=MODELS,
-            ext=["tsv", "md", "png"],
-        ),
-        *expand("results/{model}/position_bias.tsv", model=MODELS),
-        *expand("results/figures/attribute_gaps_{model}.png", model=MODELS),
-        *[
-            f"results/figures/wordings_{model}.png"
-            for model in MODELS
-            if len(WORDINGS) > 1
-        ],
-        "results/manifest.json",
-        "results/export/README.md",
+        f"results/{contrast}{path}"
+        for path in [
+            "summary.md",
+            "metrics.tsv",
+            "figures/fig3_confirmation.png",
+            "figures/fig4_consistency.png",
+            "figures/fig5_confirmation_vs_consistency.png",
+            *expand(
+                "tables/difference_{model}.{ext}",
+                model=MODELS,
+                ext=["tsv", "md", "png"],
+            ),
+            *expand("{model}/position_bias.tsv", model=MODELS),
+            *expand("figures/attribute_gaps_{model}.png", model=MODELS),
+            *[f"figures/wordings_{model}.png" for model in MODELS if len(WORDINGS) > 1],
+            "manifest.json",
+            "export/README.md",
+        ]
     ]
+
+
+def get_final_output():
+    """Each contrast's outputs; with contrasts under results/contrasts/, also each model's
+    impact ratios over all of them; with several contrasts (or the control), the overview.
+    """
+    outputs = [path for contrast in CONTRASTS for path in contrast_outputs(contrast)]
+    outputs += [path for ext in ["tsv", "md", "png"] for path in impact_outputs(ext)]
+    if len(CONTRASTS) > 1 or "" not in CONTRASTS:
+        outputs.append("results/contrasts.md")
+    if config["names"]["validate"]:
+        outputs.append("results/names/validity.md")
+    return outputs
+
+
+def perceived_names():
+    """Each model's reading of the names, where names.drop_misperceived leaves some out."""
+    if not config["names"]["drop_misperceived"]:
+        return []
+    return expand("results/names/{model}.tsv", model=MODELS)
+
+
+def impact_outputs(ext):
+    """Each model's impact ratios where the run has contrasts under results/contrasts/ (for the
+    paper's female vs male audit, only on request)."""
+    return (
+        [] if "" in NAMED else expand(f"results/impact/{{model}}.{ext}", model=MODELS)
+    )

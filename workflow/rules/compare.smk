@@ -2,33 +2,34 @@
 # this config (docs/compare.md; two result folders of one model: `hiremeornot compare`).
 rule compare:
     input:
-        a_tables=lambda wc: model_step_tables(wc.a),
-        b_tables=lambda wc: model_step_tables(wc.b),
-        a_outcomes="results/{a}/outcomes.tsv",
-        b_outcomes="results/{b}/outcomes.tsv",
-        a_granted="results/{a}/granted.parquet",
-        b_granted="results/{b}/granted.parquet",
+        a_tables=lambda wc: model_step_tables(wc.contrast, wc.a),
+        b_tables=lambda wc: model_step_tables(wc.contrast, wc.b),
+        a_outcomes="results/{contrast}{a}/outcomes.tsv",
+        b_outcomes="results/{contrast}{b}/outcomes.tsv",
+        a_granted="results/{contrast}{a}/granted.parquet",
+        b_granted="results/{contrast}{b}/granted.parquet",
     output:
-        md="results/compare/{a}_vs_{b}.md",
-        tsv="results/compare/{a}_vs_{b}.tsv",
-        changed="results/compare/{a}_vs_{b}_changed.tsv",
+        md="results/{contrast}compare/{a}_vs_{b}.md",
+        tsv="results/{contrast}compare/{a}_vs_{b}.tsv",
+        changed="results/{contrast}compare/{a}_vs_{b}_changed.tsv",
         png=report(
-            "results/compare/{a}_vs_{b}.png",
+            "results/{contrast}compare/{a}_vs_{b}.png",
             caption="../report/compare.rst",
             category="Comparisons",
         ),
     log:
-        "logs/compare/{a}_vs_{b}.log",
+        "logs/compare/{contrast}{a}_vs_{b}.log",
     wildcard_constraints:
         a="|".join(MODELS),
         b="|".join(MODELS),
     conda:
         "../../envs/core.yaml"
     params:
+        contrast=contrast_json,
         settings=settings(config["report"]),
     shell:
-        "hiremeornot compare --settings {params.settings:q}"
-        " --a-model {wildcards.a} --a-results results --a-tables {input.a_tables:q}"
-        " --b-model {wildcards.b} --b-results results --b-tables {input.b_tables:q}"
+        "hiremeornot compare --contrast {params.contrast:q} --settings {params.settings:q}"
+        " --a-model {wildcards.a} --a-results results/{wildcards.contrast} --a-tables {input.a_tables:q}"
+        " --b-model {wildcards.b} --b-results results/{wildcards.contrast} --b-tables {input.b_tables:q}"
         " --out-md {output.md:q} --out-tsv {output.tsv:q} --out-png {output.png:q}"
         " --out-changed {output.changed:q} 2> {log:q}"

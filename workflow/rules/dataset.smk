@@ -16,27 +16,35 @@ rule attributes:
         " --soc-codes {params.soc_codes} --out {output:q} 2> {log:q}"
 
 
+# One per contrast: the pairs of its two groups (names.contrast) and their instances.
 rule dataset:
     input:
         occupations=config["occupations"]["table"],
-        female=f"{plan.names_dir(config)}/female",
-        male=f"{plan.names_dir(config)}/male",
+        names=plan.name_list_files(config),
+        perceived=perceived_names(),
     output:
-        pairs="results/dataset/pairs.tsv",
-        instances="results/dataset/instances.parquet",
+        pairs="results/{contrast}dataset/pairs.tsv",
+        instances="results/{contrast}dataset/instances.parquet",
     log:
-        "logs/dataset/all.log",
+        "logs/dataset/{contrast}all.log",
     conda:
         "../../envs/core.yaml"
     params:
-        settings=settings(
+        settings=lambda wc: json.dumps(
             {
-                **config["names"],
+                **plan.pairing_settings(config),
+                "orders": plan.listing_orders(config, CONTRASTS[wc.contrast].sides),
+                "source": plan.name_source(config),
                 "select": config["occupations"]["select"],
                 "answers": config["answers"],
-            }
+            },
+            sort_keys=True,
         ),
+        contrast=contrast_json,
+        data_root=names_root_of,
+        perceived=lambda wc, input: option("--perceived", input.perceived),
     shell:
-        "hiremeornot dataset --settings {params.settings:q} --occupations {input.occupations:q}"
-        " --names-dir $(dirname {input.female:q}) --out-pairs {output.pairs:q}"
-        " --out {output.instances:q} 2> {log:q}"
+        "hiremeornot dataset --settings {params.settings:q} --contrast {params.contrast:q}"
+        " {params.perceived}"
+        " --occupations {input.occupations:q} --data-root {params.data_root:q}"
+        " --out-pairs {output.pairs:q} --out {output.instances:q} 2> {log:q}"

@@ -14,16 +14,24 @@ rule download_onet:
         "hiremeornot download-onet --settings {params.settings:q} --out {output:q} 2> {log:q}"
 
 
+# The files of the name list in use, in its repository's layout, from its pinned commit.
 rule download_names:
     output:
-        female=f"{plan.DOWNLOADS}/{{names}}/word_lists/nouns/subjects/female",
-        male=f"{plan.DOWNLOADS}/{{names}}/word_lists/nouns/subjects/male",
+        [f"{plan.DOWNLOADS}/{path}" for path in name_files(plan.name_source(config))],
     log:
-        "logs/download_names/{names}.log",
+        f"logs/download_names/{config['names']['list']}.log",
     conda:
         "../../envs/core.yaml"
     params:
-        settings=lambda wc: json.dumps({"url": config["sources"]["names"][wc.names]}),
+        settings=settings(
+            {
+                "url": plan.name_source(config)["url"],
+                "files": list(FORMAT_FILES[plan.name_source(config)["format"]]),
+            }
+        ),
+        out=lambda wc, output: plan.root_above(
+            output[0], FORMAT_FILES[plan.name_source(config)["format"]][0]
+        ),
     shell:
-        "hiremeornot download-names --settings {params.settings:q}"
-        " --out $(dirname {output.female:q}) 2> {log:q}"
+        "hiremeornot download-names --settings {params.settings:q} --out {params.out:q}"
+        " 2> {log:q}"

@@ -1,25 +1,26 @@
 rule model_metrics:
     input:
-        instances="results/dataset/instances.parquet",
-        step2=lambda wc: step_outputs("step2", wc.model),
-        step3=lambda wc: step_outputs("step3", wc.model),
+        instances="results/{contrast}dataset/instances.parquet",
+        step2=lambda wc: step_outputs(wc.contrast, "step2", wc.model),
+        step3=lambda wc: step_outputs(wc.contrast, "step3", wc.model),
     output:
-        outcomes="results/{model}/outcomes.tsv",
-        metrics="results/{model}/metrics.tsv",
+        outcomes="results/{contrast}{model}/outcomes.tsv",
+        metrics="results/{contrast}{model}/metrics.tsv",
         by_order=report(
-            "results/{model}/difference_by_order.tsv",
+            "results/{contrast}{model}/difference_by_order.tsv",
             caption="../report/difference_by_order.rst",
             category="Tests and intervals",
             subcategory="{model}",
         ),
     log:
-        "logs/model_metrics/{model}.log",
+        "logs/model_metrics/{contrast}{model}.log",
     conda:
         "../../envs/core.yaml"
     params:
+        contrast=contrast_json,
         settings=settings({"difference": config["report"]["difference"]}),
     shell:
-        "hiremeornot metrics --settings {params.settings:q} --model {wildcards.model}"
+        "hiremeornot metrics --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
         " --instances {input.instances:q} --step2 {input.step2:q}"
         " --step3 {input.step3:q} --out-outcomes {output.outcomes:q}"
         " --out-by-order {output.by_order:q} --out {output.metrics:q} 2> {log:q}"
@@ -27,15 +28,15 @@ rule model_metrics:
 
 rule metrics_table:
     input:
-        expand("results/{model}/metrics.tsv", model=MODELS),
+        expand("results/{{contrast}}{model}/metrics.tsv", model=MODELS),
     output:
         report(
-            "results/metrics.tsv",
+            "results/{contrast}metrics.tsv",
             caption="../report/metrics.rst",
             category="Confirmation and Consistency",
         ),
     log:
-        "logs/metrics_table/all.log",
+        "logs/metrics_table/{contrast}all.log",
     conda:
         "../../envs/core.yaml"
     shell:
@@ -44,122 +45,127 @@ rule metrics_table:
 
 rule figures:
     input:
-        "results/metrics.tsv",
+        "results/{contrast}metrics.tsv",
     output:
         fig3=report(
-            "results/figures/fig3_confirmation.png",
+            "results/{contrast}figures/fig3_confirmation.png",
             caption="../report/fig3.rst",
             category="Confirmation and Consistency",
         ),
         fig4=report(
-            "results/figures/fig4_consistency.png",
+            "results/{contrast}figures/fig4_consistency.png",
             caption="../report/fig4.rst",
             category="Confirmation and Consistency",
         ),
         fig5=report(
-            "results/figures/fig5_confirmation_vs_consistency.png",
+            "results/{contrast}figures/fig5_confirmation_vs_consistency.png",
             caption="../report/fig5.rst",
             category="Confirmation and Consistency",
         ),
     log:
-        "logs/figures/all.log",
+        "logs/figures/{contrast}all.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        contrast=contrast_json,
     shell:
-        "hiremeornot figures --metrics {input:q}"
+        "hiremeornot figures --contrast {params.contrast:q} --metrics {input:q}"
         " --fig3 {output.fig3:q} --fig4 {output.fig4:q} --fig5 {output.fig5:q} 2> {log:q}"
 
 
 rule model_statistics:
     input:
-        outcomes="results/{model}/outcomes.tsv",
-        step3=lambda wc: step_outputs("step3", wc.model),
+        outcomes="results/{contrast}{model}/outcomes.tsv",
+        step3=lambda wc: step_outputs(wc.contrast, "step3", wc.model),
     output:
         intervals=report(
-            "results/{model}/intervals.tsv",
+            "results/{contrast}{model}/intervals.tsv",
             caption="../report/intervals.rst",
             category="Tests and intervals",
             subcategory="{model}",
         ),
         tests=report(
-            "results/{model}/tests.tsv",
+            "results/{contrast}{model}/tests.tsv",
             caption="../report/tests.rst",
             category="Tests and intervals",
             subcategory="{model}",
         ),
         position=report(
-            "results/{model}/position_bias.tsv",
+            "results/{contrast}{model}/position_bias.tsv",
             caption="../report/position_bias.rst",
             category="Tests and intervals",
             subcategory="{model}",
         ),
     log:
-        "logs/model_statistics/{model}.log",
+        "logs/model_statistics/{contrast}{model}.log",
     conda:
         "../../envs/core.yaml"
     params:
+        contrast=contrast_json,
         settings=settings(config["report"]),
     shell:
-        "hiremeornot statistics --settings {params.settings:q} --outcomes {input.outcomes:q}"
+        "hiremeornot statistics --contrast {params.contrast:q} --settings {params.settings:q} --outcomes {input.outcomes:q}"
         " --step3 {input.step3:q} --out-intervals {output.intervals:q}"
         " --out-tests {output.tests:q} --out-position {output.position:q} 2> {log:q}"
 
 
 rule attribute_gaps:
     input:
-        "results/{model}/granted.parquet",
+        "results/{contrast}{model}/granted.parquet",
     output:
         table=report(
-            "results/{model}/attribute_gaps.tsv",
+            "results/{contrast}{model}/attribute_gaps.tsv",
             caption="../report/attribute_gaps_table.rst",
             category="Step 1: attributes",
             subcategory="{model}",
         ),
         png=report(
-            "results/figures/attribute_gaps_{model}.png",
+            "results/{contrast}figures/attribute_gaps_{model}.png",
             caption="../report/attribute_gaps.rst",
             category="Step 1: attributes",
             subcategory="{model}",
         ),
     log:
-        "logs/attribute_gaps/{model}.log",
+        "logs/attribute_gaps/{contrast}{model}.log",
     conda:
         "../../envs/core.yaml"
     params:
+        contrast=contrast_json,
         settings=settings(config["report"]),
     shell:
-        "hiremeornot attribute-gaps --settings {params.settings:q} --model {wildcards.model}"
+        "hiremeornot attribute-gaps --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
         " --granted {input:q} --out {output.table:q} --out-png {output.png:q} 2> {log:q}"
 
 
 rule difference_table:
     input:
-        metrics="results/{model}/metrics.tsv",
-        intervals="results/{model}/intervals.tsv",
-        tests="results/{model}/tests.tsv",
-        position="results/{model}/position_bias.tsv",
+        metrics="results/{contrast}{model}/metrics.tsv",
+        intervals="results/{contrast}{model}/intervals.tsv",
+        tests="results/{contrast}{model}/tests.tsv",
+        position="results/{contrast}{model}/position_bias.tsv",
     output:
         tsv=report(
-            "results/tables/difference_{model}.tsv",
+            "results/{contrast}tables/difference_{model}.tsv",
             caption="../report/difference.rst",
             category="Difference tables",
             subcategory="{model}",
         ),
-        md="results/tables/difference_{model}.md",
+        md="results/{contrast}tables/difference_{model}.md",
         png=report(
-            "results/tables/difference_{model}.png",
+            "results/{contrast}tables/difference_{model}.png",
             caption="../report/difference.rst",
             category="Difference tables",
             subcategory="{model}",
         ),
     log:
-        "logs/difference_table/{model}.log",
+        "logs/difference_table/{contrast}{model}.log",
     conda:
         "../../envs/core.yaml"
     params:
+        contrast=contrast_json,
         settings=settings(REPORT),
     shell:
-        "hiremeornot difference --settings {params.settings:q} --model {wildcards.model}"
+        "hiremeornot difference --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
         " --metrics {input.metrics:q} --intervals {input.intervals:q} --tests {input.tests:q}"
         " --position {input.position:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
         " --out-png {output.png:q} 2> {log:q}"
@@ -167,25 +173,29 @@ rule difference_table:
 
 rule summary:
     input:
-        metrics=expand("results/{model}/metrics.tsv", model=MODELS),
-        tests=expand("results/{model}/tests.tsv", model=MODELS),
-        position=expand("results/{model}/position_bias.tsv", model=MODELS),
-        manifest="results/manifest.json",
-        robustness=robustness_tables(),
+        metrics=expand("results/{{contrast}}{model}/metrics.tsv", model=MODELS),
+        tests=expand("results/{{contrast}}{model}/tests.tsv", model=MODELS),
+        position=expand("results/{{contrast}}{model}/position_bias.tsv", model=MODELS),
+        manifest="results/{contrast}manifest.json",
+        robustness=robustness_tables,
+        perceived=perceived_names(),
     output:
         report(
-            "results/summary.md",
+            "results/{contrast}summary.md",
             caption="../report/summary.rst",
             category="Summary",
         ),
     log:
-        "logs/summary/all.log",
+        "logs/summary/{contrast}all.log",
     conda:
         "../../envs/core.yaml"
     params:
+        contrast=contrast_json,
         settings=settings({"models": config["models"], "report": REPORT}),
         robustness=lambda wc, input: option("--robustness", input.robustness),
+        perceived=lambda wc, input: option("--perceived", input.perceived),
     shell:
-        "hiremeornot summary --settings {params.settings:q} --metrics {input.metrics:q}"
+        "hiremeornot summary --contrast {params.contrast:q} --settings {params.settings:q} --metrics {input.metrics:q}"
         " --tests {input.tests:q} --position {input.position:q} {params.robustness}"
+        " {params.perceived}"
         " --manifest {input.manifest:q} --out {output:q} 2> {log:q}"

@@ -3,12 +3,14 @@ rule ask_model:
         unpack(step_inputs),
     output:
         tables=expand(
-            step_table("{{model}}", "{{step}}", "{wording}", "{{shard}}"),
+            step_table(
+                "{{contrast}}", "{{model}}", "{{step}}", "{wording}", "{{shard}}"
+            ),
             wording=WORDINGS,
         ),
-        record=job_record("{model}", "{step}", "{shard}"),
+        record=job_record("{contrast}", "{model}", "{step}", "{shard}"),
     log:
-        "logs/ask_model/{model}/{step}/shard-{shard}.log",
+        "logs/ask_model/{contrast}{model}/{step}/shard-{shard}.log",
     conda:
         lambda wc: plan.conda_env(config, wc.model)
     threads: lambda wc: config["models"][wc.model]["threads"]
@@ -18,6 +20,7 @@ rule ask_model:
         gpu=lambda wc: config["models"][wc.model]["gpus"],
         gpu_model=lambda wc: config["models"][wc.model]["gpu_model"],
     params:
+        contrast=contrast_json,
         settings=lambda wc: json.dumps(
             plan.step_settings(config, wc.model, wc.step), sort_keys=True
         ),
@@ -25,7 +28,7 @@ rule ask_model:
         wordings=output_wordings,
         store_dir=config["store_dir"],
     shell:
-        "OMP_NUM_THREADS={threads} hiremeornot step --step {wildcards.step}"
+        "OMP_NUM_THREADS={threads} hiremeornot step --step {wildcards.step} --contrast {params.contrast:q}"
         " --model {wildcards.model} --shard {wildcards.shard} --settings {params.settings:q}"
         " --instances {input.instances:q} --attributes {input.attributes:q} {params.step1}"
         " --store-dir {params.store_dir:q} --wordings {params.wordings}"
@@ -35,33 +38,36 @@ rule ask_model:
 # Every instance's Step-1 answers, joined by key once per model, for the attribute gaps.
 rule granted:
     input:
-        instances="results/dataset/instances.parquet",
+        instances="results/{contrast}dataset/instances.parquet",
         attributes="results/dataset/attributes.tsv",
-        step1=lambda wc: step_outputs("step1", wc.model),
+        step1=lambda wc: step_outputs(wc.contrast, "step1", wc.model),
     output:
-        "results/{model}/granted.parquet",
+        "results/{contrast}{model}/granted.parquet",
     log:
-        "logs/granted/{model}.log",
+        "logs/granted/{contrast}{model}.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        contrast=contrast_json,
     shell:
-        "hiremeornot granted --instances {input.instances:q} --attributes {input.attributes:q}"
+        "hiremeornot granted --contrast {params.contrast:q} --instances {input.instances:q} --attributes {input.attributes:q}"
         " --step1 {input.step1:q} --out {output:q} 2> {log:q}"
 
 
 # Not part of `all`: ask for it before a paid run (see README, "Cost controls").
 rule estimate:
     input:
-        instances="results/dataset/instances.parquet",
+        instances="results/{contrast}dataset/instances.parquet",
         attributes="results/dataset/attributes.tsv",
     output:
-        tsv="results/estimate.tsv",
-        md="results/estimate.md",
+        tsv="results/{contrast}estimate.tsv",
+        md="results/{contrast}estimate.md",
     log:
-        "logs/estimate/all.log",
+        "logs/estimate/{contrast}all.log",
     conda:
         "../../envs/core.yaml"
     params:
+        contrast=contrast_json,
         settings=settings(
             {
                 "models": {
@@ -77,6 +83,6 @@ rule estimate:
         ),
         store_dir=config["store_dir"],
     shell:
-        "hiremeornot estimate --settings {params.settings:q} --instances {input.instances:q}"
+        "hiremeornot estimate --contrast {params.contrast:q} --settings {params.settings:q} --instances {input.instances:q}"
         " --attributes {input.attributes:q} --store-dir {params.store_dir:q}"
         " --out-tsv {output.tsv:q} --out-md {output.md:q} 2> {log:q} && cat {output.md:q}"

@@ -1,0 +1,319 @@
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hiremeornot.contrasts import Sides
+from hiremeornot.impact import (
+    COLUMNS,
+    MIN_NAMES,
+    SELECTION_COLUMNS,
+    contrast_selections,
+    impact_figure,
+    impact_ratios,
+    selection_rates,
+)
+
+
+def answers(occupation, question, group, name, selected):
+    """One selections row per 0/1 in ``selected``, all about ``name``."""
+    return [
+        {
+            "occupation": occupation,
+            "question": question,
+            "name": name,
+            "group": group,
+            "selected": s,
+        }
+        for s in selected
+    ]
+
+
+def table_of(*parts):
+    return pd.DataFrame([row for part in parts for row in part])
+
+
+def row(table, occupation, question, group):
+    match = table[
+        (table["occupation"] == occupation)
+        & (table["question"] == question)
+        & (table["group"] == group)
+    ]
+    assert len(match) == 1
+    return match.iloc[0]
+
+
+def spread_names(occupation, question, group, selected_names, never_names, n_answers=4):
+    """Names always selected and names never selected, ``n_answers`` rows each."""
+    return [
+        *(
+            r
+            for i in range(selected_names)
+            for r in answers(occupation, question, group, f"{group}{i}", [1] * n_answers)
+        ),
+        *(
+            r
+            for i in range(never_names)
+            for r in answers(occupation, question, group, f"{group}x{i}", [0] * n_answers)
+        ),
+    ]
+
+
+# occupation "nurse": A = 3/4 (a1: 2 of 2, a2: 1 of 2), B = 3/8 (b1: 2 of 4, b2: 1 of 4)
+# occupation "pilot", q2: the groups C, A, B (C listed first) with A = C = 1/2, B = 1/4
+# occupation "judge": never anyone selected
+HAND = table_of(
+    answers("nurse", "q1", "A", "a1", [True, True]),
+    answers("nurse", "q1", "B", "b1", [True, True, False, False]),
+    answers("nurse", "q1", "A", "a2", [True, False]),
+    answers("nurse", "q1", "B", "b2", [True, False, False, False]),
+    answers("pilot", "q2", "C", "c1", [1, 0]),
+    answers("pilot", "q2", "A", "a1", [1, 1, 0, 0]),
+    answers("pilot", "q2", "B", "b1", [1, 0, 0, 0]),
+    answers("judge", "q3", "B", "b1", [0, 0]),
+    answers("judge", "q3", "A", "a1", [0, 0, 0]),
+)
+
+
+def test_hand_computed_rates_ratios_and_flags():
+    table = impact_ratios(HAND, n_resamples=200, seed=1)
+    assert list(table.columns) == COLUMNS
+    # occupations in order of first appearance, then question, then group
+    assert list(zip(table["occupation"], table["group"], strict=True)) == [
+        ("nurse", "A"),
+        ("nurse", "B"),
+        ("pilot", "A"),
+        ("pilot", "B"),
+        ("pilot", "C"),
+        ("judge", "A"),
+        ("judge", "B"),
+    ]
+    a, b = row(table, "nurse", "q1", "A"), row(table, "nurse", "q1", "B")
+    assert (a["rate"], a["n_names"], a["n_answers"]) == (0.75, 2, 4)
+    assert (b["rate"], b["n_names"], b["n_answers"]) == (0.375, 2, 8)
+    assert (a["reference"], b["reference"]) == ("A", "A")
+    assert (a["impact_ratio"], b["impact_ratio"]) == (1.0, 0.5)
+    assert (bool(a["below_threshold"]), bool(b["below_threshold"])) == (False, True)
+
+
+def test_tie_for_the_highest_rate_takes_the_first_group_in_sorted_order():
+    table = impact_ratios(HAND, n_resamples=200, seed=1)
+    pilot = table[table["occupation"] == "pilot"].set_index("group")
+    assert set(pilot["reference"]) == {"A"}
+    assert list(pilot["rate"]) == [0.5, 0.25, 0.5]
+    assert list(pilot["impact_ratio"]) == [1.0, 0.5, 1.0]
+    assert list(pilot["below_threshold"]) == [False, True, False]
+    assert list(pilot["n_names"]) == [1, 1, 1]
+
+
+def test_all_rates_zero_give_nan_ratios_and_no_flags():
+    table = impact_ratios(HAND, n_resamples=200, seed=1)
+    judge = table[table["occupation"] == "judge"]
+    assert list(judge["rate"]) == [0.0, 0.0]
+    assert judge[["impact_ratio", "ratio_low", "ratio_high"]].isna().all().all()
+    assert not judge["below_threshold"].any()
+    assert not judge["clearly_below"].any()
+    assert judge["below_threshold"].dtype == bool and judge["clearly_below"].dtype == bool
+
+
+def test_selection_rates_match_the_impact_table():
+    rates = selection_rates(HAND)
+    table = impact_ratios(HAND, n_resamples=50, seed=1)
+    pd.testing.assert_frame_equal(rates, table[list(rates.columns)])
+
+
+def test_interval_contains_the_estimate():
+    selections = table_of(
+        spread_names("nurse", "q1", "A", 6, 2),
+        spread_names("nurse", "q1", "B", 3, 5),
+        answers("nurse", "q1", "B", "b_mixed", [1, 0, 1]),
+    )
+    table = impact_ratios(selections, n_resamples=500, seed=3)
+    assert (table["rate_low"] <= table["rate"]).all()
+    assert (table["rate"] <= table["rate_high"]).all()
+    assert (table["ratio_low"] <= table["impact_ratio"]).all()
+    assert (table["impact_ratio"] <= table["ratio_high"]).all()
+    assert (table["rate_low"] < table["rate_high"]).all()  # the names differ: not a point
+
+
+def test_interval_is_degenerate_when_every_name_of_a_group_answers_alike():
+    # each A name 3 of 4, each B name 1 of 4 (a different number of rows per name)
+    selections = table_of(
+        answers("nurse", "q1", "A", "a1", [1, 1, 1, 0]),
+        answers("nurse", "q1", "A", "a2", [0, 1, 1, 1, 1, 0, 1, 1]),
+        answers("nurse", "q1", "A", "a3", [1, 0, 1, 1]),
+        answers("nurse", "q1", "B", "b1", [1, 0, 0, 0]),
+        answers("nurse", "q1", "B", "b2", [0, 0, 0, 1]),
+        answers("nurse", "q1", "C", "c1", [1, 0]),  # a single name: degenerate w.r.t. names
+    )
+    table = impact_ratios(selections, n_resamples=300, seed=5)
+    assert list(table["rate"]) == [0.75, 0.25, 0.5]
+    for estimate, low, high in [("rate", "rate_low", "rate_high")] + [
+        ("impact_ratio", "ratio_low", "ratio_high")
+    ]:
+        assert (table[low] == table[estimate]).all()
+        assert (table[high] == table[estimate]).all()
+
+
+def test_interval_is_over_names_not_answers():
+    # B: one name always selected, one never, many answers each: the rate is 1/2 but with
+    # two names a resample may draw either twice, so the interval spans [0, 1]
+    selections = table_of(
+        spread_names("nurse", "q1", "A", 10, 0),
+        spread_names("nurse", "q1", "B", 1, 1, n_answers=100),
+    )
+    b = row(impact_ratios(selections, n_resamples=500, seed=2), "nurse", "q1", "B")
+    assert b["rate"] == 0.5
+    assert (b["rate_low"], b["rate_high"]) == (0.0, 1.0)
+
+
+def test_interval_has_the_width_of_a_95_percent_interval_over_names():
+    # 400 names, half always selected, half never: the rate's standard error over names is
+    # sqrt(0.25 / 400) = 0.025, so the 95% interval is about 0.5 +- 1.96 x 0.025 = +- 0.049
+    selections = table_of(
+        spread_names("nurse", "q1", "A", 200, 200, n_answers=3),
+        spread_names("nurse", "q1", "B", 10, 0),
+    )
+    a = row(impact_ratios(selections, n_resamples=4000, seed=4), "nurse", "q1", "A")
+    assert a["rate_low"] == pytest.approx(0.451, abs=0.006)
+    assert a["rate_high"] == pytest.approx(0.549, abs=0.006)
+    # B is always the top group: A's ratio to it is its rate
+    assert (a["ratio_low"], a["ratio_high"]) == (a["rate_low"], a["rate_high"])
+
+
+def test_clearly_below_needs_the_whole_interval_under_the_threshold():
+    far = table_of(
+        spread_names("nurse", "q1", "A", 10, 0, n_answers=5),
+        spread_names("nurse", "q1", "B", 0, 10, n_answers=5),
+    )
+    b = row(impact_ratios(far, n_resamples=500, seed=1), "nurse", "q1", "B")
+    assert b["impact_ratio"] == 0.0 and b["ratio_high"] == 0.0
+    assert b["below_threshold"] and b["clearly_below"]
+
+    close = table_of(
+        spread_names("nurse", "q1", "A", 6, 4),
+        spread_names("nurse", "q1", "B", 5, 5),
+    )
+    b = row(impact_ratios(close, n_resamples=500, seed=1), "nurse", "q1", "B")
+    assert b["impact_ratio"] == pytest.approx(5 / 6)
+    assert not b["below_threshold"] and not b["clearly_below"]
+
+    # below the four-fifths point estimate, but 10 names per group cannot show it clearly
+    noisy = table_of(
+        spread_names("nurse", "q1", "A", 6, 4),
+        spread_names("nurse", "q1", "B", 4, 6),
+    )
+    b = row(impact_ratios(noisy, n_resamples=500, seed=1), "nurse", "q1", "B")
+    assert b["impact_ratio"] == pytest.approx(2 / 3)
+    assert b["below_threshold"] and not b["clearly_below"]
+    assert b["ratio_high"] >= 0.8
+
+    # the whole interval below, but over too few names to place it
+    few = table_of(
+        spread_names("nurse", "q1", "A", MIN_NAMES - 1, 0, n_answers=20),
+        spread_names("nurse", "q1", "B", 0, 10, n_answers=20),
+    )
+    b = row(impact_ratios(few, n_resamples=500, seed=1), "nurse", "q1", "B")
+    assert b["ratio_high"] == 0.0 and b["below_threshold"] and not b["clearly_below"]
+
+
+def test_selections_of_a_contrast_select_whom_each_answer_names():
+    sides = Sides("race", "black", "white", "Black", "White")
+    instances = pd.DataFrame(
+        {
+            "instance_id": ["nurse|Ann-Dot|black_first", "nurse|Ann-Dot|white_first"],
+            "name1": ["Ann", "Dot"],
+            "name2": ["Dot", "Ann"],
+            "race1": ["black", "white"],
+            "race2": ["white", "black"],
+        }
+    )
+    step2 = pd.DataFrame(
+        {
+            "wording": "paper",
+            "instance_id": ["nurse|Ann-Dot|black_first"] * 2,
+            "occupation": "nurse",
+            "subject": ["Ann", "Dot"],
+            "choice": ["yes", "no"],
+        }
+    )
+    step3 = pd.DataFrame(
+        {
+            "wording": "paper",
+            "instance_id": [*instances["instance_id"], instances["instance_id"][0]],
+            "occupation": "nurse",
+            "question": ["q2", "q2", "q3"],
+            "choice": ["white", "white", "both"],
+        }
+    )
+    groups = {"Ann": "Black female", "Dot": "White female"}
+    rows = contrast_selections(step2, step3, instances, groups, sides)
+    chosen = rows.groupby(["question", "name"])["selected"].agg(list).to_dict()
+    assert chosen == {
+        ("q1", "Ann"): [True],
+        ("q1", "Dot"): [False],
+        ("q2", "Ann"): [False, False],
+        ("q2", "Dot"): [True, True],
+        ("q3", "Ann"): [False],
+        ("q3", "Dot"): [False],
+    }
+    q2 = rows[rows["question"] == "q2"]
+    assert set(zip(q2["name"], q2["paired_with"], strict=True)) == {
+        ("Ann", "White female"),
+        ("Dot", "Black female"),
+    }
+    assert list(rows.columns) == SELECTION_COLUMNS
+    with pytest.raises(ValueError, match="not in the name list"):
+        contrast_selections(step2, step3, instances, {"Ann": "Black female"}, sides)
+
+
+def random_selections(seed, occupations=("nurse", "pilot", "judge")):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for occupation in occupations:
+        for question in ("q1", "q2"):
+            for group in ("A", "B", "C"):
+                for i in range(5):
+                    chosen = rng.integers(0, 2, size=int(rng.integers(1, 6)))
+                    rows += answers(occupation, question, group, f"{group}{i}", chosen)
+    return pd.DataFrame(rows)
+
+
+def test_same_seed_same_table_and_occupations_do_not_depend_on_each_other():
+    selections = random_selections(0)
+    first = impact_ratios(selections, n_resamples=400, seed=11)
+    pd.testing.assert_frame_equal(first, impact_ratios(selections, n_resamples=400, seed=11))
+    other_seed = impact_ratios(selections, n_resamples=400, seed=12)
+    assert not first["ratio_low"].equals(other_seed["ratio_low"])
+
+    without_nurse = impact_ratios(
+        selections[selections["occupation"] != "nurse"], n_resamples=400, seed=11
+    )
+    pd.testing.assert_frame_equal(
+        first[first["occupation"] != "nurse"].reset_index(drop=True), without_nurse
+    )
+
+
+@pytest.mark.parametrize("column", ["occupation", "question", "name", "group", "selected"])
+def test_missing_column_is_named(column):
+    with pytest.raises(ValueError, match=column):
+        impact_ratios(HAND.drop(columns=column), n_resamples=10, seed=0)
+    with pytest.raises(ValueError, match=column):
+        selection_rates(HAND.drop(columns=column))
+
+
+def test_selected_must_be_boolean():
+    with pytest.raises(ValueError, match="selected"):
+        impact_ratios(HAND.assign(selected=2), n_resamples=10, seed=0)
+
+
+def test_figure_writes_a_png(tmp_path):
+    table = impact_ratios(random_selections(1), n_resamples=100, seed=0)
+    table = pd.concat([table, impact_ratios(HAND, n_resamples=100, seed=0)])  # NaN ratios too
+    path = tmp_path / "figures" / "impact.png"
+    impact_figure(table, "tiny-model", path)
+    assert path.stat().st_size > 1000
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list(path.parent.glob(".*partial*"))
+    assert not math.isnan(table["impact_ratio"].max())

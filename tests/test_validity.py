@@ -1,0 +1,99 @@
+"""Name validity: the questions, what each answer means, and the names left out."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from hiremeornot import validity
+from hiremeornot.backends.base import Backend
+from hiremeornot.errors import InputError
+from hiremeornot.names import NAME_COLUMNS
+from hiremeornot.plan import check_validity
+from hiremeornot.report import summary
+from tests.conftest import run_dataset
+
+SETTINGS = {
+    "gender_question": "Gender of {name}?",
+    "race_question": "Race of {name}?",
+    "female": "woman",
+    "male": "man",
+}
+NAMES = pd.DataFrame(
+    [("Ann", "female", "Black", "f:1"), ("Bob", "male", "White", "m:1")], columns=NAME_COLUMNS
+)
+
+
+def test_each_name_gets_a_gender_and_a_race_question_with_constrained_answers():
+    asked = validity.questions(NAMES, SETTINGS, ["White", "Black"])
+    assert list(asked["prompt"]) == [
+        "Gender of Ann?",
+        "Gender of Bob?",
+        "Race of Ann?",
+        "Race of Bob?",
+    ]
+    assert asked["choices"][0] == ("woman", "man") and asked["roles"][0] == ("female", "male")
+    assert asked["choices"][2] == ("White", "Black") == asked["roles"][2]
+    assert list(validity.questions(NAMES, SETTINGS, [])["question"]) == ["gender", "gender"]
+
+
+def test_the_reading_of_each_name_and_the_probability_of_its_label():
+    asked = validity.questions(NAMES, SETTINGS, ["White", "Black"])
+    answers = ["woman", "woman", "Black", "White"]  # Bob is read as a woman
+    logprobs = [(math.log(0.75), math.log(0.25)), (0.0, math.log(1 / 3)), (0.0, 0.0)]
+    logprobs.append((math.log(0.9), math.nan))  # a choice the backend could not score
+    table = validity.perceived(NAMES, asked, answers, logprobs, {"Ann": 1, "Bob": None})
+    assert list(table.columns) == validity.COLUMNS
+    ann, bob = table.iloc[0], table.iloc[1]
+    assert (ann["perceived_gender"], ann["perceived_race"], ann["reads_as_label"]) == (
+        "female",
+        "Black",
+        True,
+    )
+    assert ann["p_gender"] == pytest.approx(0.75) and ann["p_race"] == pytest.approx(0.5)
+    assert bob["perceived_gender"] == "female" and not bob["reads_as_label"]
+    assert bob["p_gender"] == pytest.approx(0.25) and math.isnan(bob["p_race"])
+    assert ann["tokens"] == 1 and pd.isna(bob["tokens"])
+    assert validity.misread({"m": table}) == ["Bob"]
+    text = validity.validity_markdown({"m": table}, dropping=True)
+    assert "1 of 2 names read as their label" in text and "left out before pairing" in text
+
+
+def test_the_checks_of_the_validity_settings():
+    names = {"validate": True, "drop_misperceived": False, "validity": dict(SETTINGS)}
+    check_validity(names)
+    with pytest.raises(InputError, match="gender_question: the template must use"):
+        check_validity({**names, "validity": {**SETTINGS, "gender_question": "{name} {x}"}})
+    with pytest.raises(InputError, match="female and .male read the same"):
+        check_validity({**names, "validity": {**SETTINGS, "male": "Woman"}})
+    with pytest.raises(InputError, match="drop_misperceived needs names.validate"):
+        check_validity({**names, "validate": False, "drop_misperceived": True})
+
+
+def test_a_backend_with_a_tokenizer_counts_tokens_and_one_without_says_none():
+    class Plain(Backend):
+        def answer(self, requests):
+            return []
+
+    class Tokenizing(Plain):
+        tokenizer = type("T", (), {"encode": lambda self, text, add_special_tokens: text.split()})()
+
+    assert Plain().count_tokens(" Ann Lee") is None
+    assert Tokenizing().count_tokens(" Ann Lee") == 2
+
+
+def test_the_dataset_leaves_out_the_names_a_model_misreads(tmp_path):
+    perceived = pd.DataFrame({"name": ["Ann", "Eve", "Bob"], "reads_as_label": [False, True, True]})
+    perceived.to_csv(tmp_path / "m.tsv", sep="\t", index=False)
+    female = "[subj] female | Ann\n[subj] female | Eve\n"
+    code, _ = run_dataset(
+        tmp_path, female, "[subj] male | Bob\n", "--perceived", str(tmp_path / "m.tsv")
+    )
+    assert code == 0
+    assert list(pd.read_csv(tmp_path / "p.tsv", sep="\t")["pair_id"]) == ["Eve-Bob"]
+
+
+def test_the_summary_lists_the_names_left_out():
+    text = summary({}, {}, {}, dropped=["Ann", "Bob"])
+    assert "**2 names left out before pairing**" in text and "Ann, Bob." in text
+    assert "left out" not in summary({}, {}, {})

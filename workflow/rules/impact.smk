@@ -1,0 +1,110 @@
+# Selection-rate impact ratios per model over every contrast of names (docs/method.md). Part of
+# `all` for runs with contrasts under results/contrasts/; for the paper's female vs male audit,
+# ask for them: `snakemake results/impact/<model>.md`. The neutral control has no groups.
+
+
+# Every answer of one contrast's audit about one named person, with the person's group.
+rule selections:
+    input:
+        names=plan.name_list_files(config),
+        instances="results/{contrast}dataset/instances.parquet",
+        step2=lambda wc: step_outputs(wc.contrast, "step2", wc.model),
+        step3=lambda wc: step_outputs(wc.contrast, "step3", wc.model),
+    output:
+        "results/{contrast}{model}/selections.parquet",
+    log:
+        "logs/selections/{contrast}{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings(
+            {"list": config["names"]["list"], "source": plan.name_source(config)}
+        ),
+        contrast=contrast_json,
+        data_root=names_root_of,
+    shell:
+        "hiremeornot selections --settings {params.settings:q} --contrast {params.contrast:q}"
+        " --data-root {params.data_root:q} --instances {input.instances:q}"
+        " --step2 {input.step2:q} --step3 {input.step3:q} --out {output:q} 2> {log:q}"
+
+
+rule impact_ratios:
+    input:
+        lambda wc: [
+            f"results/{contrast}{wc.model}/selections.parquet"
+            for contrast in CONTRASTS
+        ],
+    output:
+        tsv=report(
+            "results/impact/{model}.tsv",
+            caption="../report/impact_table.rst",
+            category="Impact ratios",
+            subcategory="{model}",
+        ),
+        md="results/impact/{model}.md",
+        png=report(
+            "results/impact/{model}.png",
+            caption="../report/impact_figure.rst",
+            category="Impact ratios",
+            subcategory="{model}",
+        ),
+    log:
+        "logs/impact_ratios/{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings(config["report"]),
+    shell:
+        "hiremeornot impact --settings {params.settings:q} --model {wildcards.model}"
+        " --selections {input:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
+        " --out-png {output.png:q} 2> {log:q}"
+
+
+# A run with several contrasts (or the neutral control): one line per contrast and model, the
+# control beside the contrasts of names, and the impact ratios.
+rule overview:
+    input:
+        metrics=[
+            f"results/{contrast}{model}/metrics.tsv"
+            for contrast in CONTRASTS
+            for model in MODELS
+        ],
+        tests=[
+            f"results/{contrast}{model}/tests.tsv"
+            for contrast in CONTRASTS
+            for model in MODELS
+        ],
+        position=[
+            f"results/{contrast}{model}/position_bias.tsv"
+            for contrast in CONTRASTS
+            for model in MODELS
+        ],
+        impact=impact_outputs("tsv"),
+    output:
+        report(
+            "results/contrasts.md",
+            caption="../report/overview.rst",
+            category="Summary",
+        ),
+    log:
+        "logs/overview/all.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings(
+            {
+                "report": config["report"],
+                "list": config["names"]["list"],
+                "models": MODELS,
+                "cells": [
+                    {"prefix": prefix, "contrast": contrast.as_dict(), "model": model}
+                    for prefix, contrast in CONTRASTS.items()
+                    for model in MODELS
+                ],
+            }
+        ),
+        impact=lambda wc, input: option("--impact", input.impact),
+    shell:
+        "hiremeornot overview --settings {params.settings:q} --metrics {input.metrics:q}"
+        " --tests {input.tests:q} --position {input.position:q} {params.impact}"
+        " --out {output:q} 2> {log:q}"

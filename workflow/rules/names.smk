@@ -1,0 +1,54 @@
+# names.validate: what each model reads in each name of the list (docs/names.md#validity).
+
+
+# A model job: every name's questions, asked once per model and kept in the store.
+rule validate_names:
+    input:
+        names=plan.name_list_files(config),
+    output:
+        "results/names/{model}.tsv",
+    log:
+        "logs/validate_names/{model}.log",
+    conda:
+        lambda wc: plan.conda_env(config, wc.model)
+    threads: lambda wc: config["models"][wc.model]["threads"]
+    resources:
+        mem_mb=lambda wc: config["models"][wc.model]["mem_mb"],
+        runtime=lambda wc: config["models"][wc.model]["runtime"],
+        gpu=lambda wc: config["models"][wc.model]["gpus"],
+        gpu_model=lambda wc: config["models"][wc.model]["gpu_model"],
+    params:
+        settings=lambda wc: json.dumps(
+            plan.validity_settings(config, wc.model), sort_keys=True
+        ),
+        data_root=names_root_of,
+        store_dir=config["store_dir"],
+    shell:
+        "OMP_NUM_THREADS={threads} hiremeornot validate-names --settings {params.settings:q}"
+        " --model {wildcards.model} --data-root {params.data_root:q}"
+        " --store-dir {params.store_dir:q} --out {output:q} 2> {log:q}"
+
+
+rule name_validity:
+    input:
+        expand("results/names/{model}.tsv", model=MODELS),
+    output:
+        report(
+            "results/names/validity.md",
+            caption="../report/name_validity.rst",
+            category="Names",
+        ),
+    log:
+        "logs/name_validity/all.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings(
+            {
+                "models": MODELS,
+                "drop_misperceived": config["names"]["drop_misperceived"],
+            }
+        ),
+    shell:
+        "hiremeornot name-validity --settings {params.settings:q} --tables {input:q}"
+        " --out {output:q} 2> {log:q}"

@@ -32,7 +32,7 @@ rule impact_ratios:
     input:
         lambda wc: [
             f"results/{contrast}{wc.model}/selections.parquet"
-            for contrast in CONTRASTS
+            for contrast in NAMED
         ],
     output:
         tsv=report(

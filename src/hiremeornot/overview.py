@@ -93,8 +93,10 @@ def overview(
             f"first-listed person in {row['Q2 first-listed']:.0%} of its answers (the contrasts "
             f"of names: {_span(named['Q2 first-listed'], '.0%')}), median Confirmation "
             f"{row['confirmation']:.3f} ({_span(named['confirmation'], '.3f')}), Consistency "
-            f"{row['consistency']:.3f} ({_span(named['consistency'], '.3f')}). What the control "
-            "shows too comes from position, labels and wording, not from names."
+            f"{row['consistency']:.3f} ({_span(named['consistency'], '.3f')}), and its median "
+            f"difference, {row['contrast'].removeprefix('control: ')}, is "
+            f"{row['median difference']:+.3f}: a preference for a label, not for a group. What "
+            "the control shows too comes from position, labels and wording, not from names."
         )
     threshold = settings["impact_threshold"]
     for model, ratios in impact.items():

@@ -124,6 +124,13 @@ def design_caveats(
             f"{settings['alpha']}: **no occupation can be significant, whatever the model "
             f"does.** {remedy}"
         )
+    if contrast is not None and contrast.is_control:
+        names_note = (
+            f"The control has one pair of labels ({sides.a_words}, {sides.b_words}), not a "
+            "sample of names: its intervals span every value and **no occupation can be "
+            "significant**. Read it beside the contrasts of names (results/contrasts.md), not "
+            "on its own."
+        )
     chance_note = (
         f"q-values correct for testing {len(tests)} occupations (Benjamini-Hochberg); "
         f"a |difference| above {settings['difference_threshold']} without a small q-value may "

@@ -31,8 +31,7 @@ rule selections:
 rule impact_ratios:
     input:
         lambda wc: [
-            f"results/{contrast}{wc.model}/selections.parquet"
-            for contrast in NAMED
+            f"results/{contrast}{wc.model}/selections.parquet" for contrast in NAMED
         ],
     output:
         tsv=report(

@@ -39,7 +39,7 @@ from hiremeornot.backends import BackendError, gguf_cache, load_backend
 from hiremeornot.backends.location import locate_model
 from hiremeornot.config import load_config
 from hiremeornot.contrasts import GENDER_CONTRAST, Contrast, contrast_pairs, control_pairs
-from hiremeornot.dataset import build_instances
+from hiremeornot.dataset import build_instances, instance_order
 from hiremeornot.errors import InputError
 from hiremeornot.steps import run_step, write_granted
 from hiremeornot.tables_io import STEPS, read_table, read_tables, write_table
@@ -80,8 +80,7 @@ def cmd_dataset(args, settings):
     else:
         listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
         names.check_answer_words(listed, settings["answers"])
-        misread = validity.misread({p: read_table(p) for p in args.perceived or []})
-        listed = listed[~listed["name"].isin(misread)]
+        listed = listed[~listed["name"].isin(_misread(args.perceived))]
         pairs = contrast_pairs(listed, args.contrast, settings["pairs"], settings["seed"])
     write_table(pairs, args.out_pairs)
     write_table(build_instances(chosen, pairs, settings["orders"], args.contrast.sides), args.out)
@@ -213,9 +212,12 @@ def cmd_summary(args, settings):
     }
     for model, path in zip(settings["models"], args.robustness or [], strict=False):
         tables[model]["robustness"] = read_table(path)
-    dropped = validity.misread({p: read_table(p) for p in args.perceived or []})
     text = report.summary(
-        settings["models"], tables, settings["report"], _named(args.contrast), dropped
+        settings["models"],
+        tables,
+        settings["report"],
+        _named(args.contrast),
+        _misread(args.perceived),
     )
     if args.manifest:
         text += "\n" + manifest.markdown_section(manifest.read_json(args.manifest))
@@ -262,7 +264,7 @@ def cmd_selections(args, settings):
         read_tables(args.step2),
         read_tables(args.step3),
         read_table(args.instances),
-        impact.group_labels(listed),
+        dict(zip(listed["name"], names.group_labels(listed), strict=True)),
         args.contrast.sides,
     )
     write_table(table, args.out)
@@ -281,7 +283,7 @@ def cmd_impact(args, settings):
         settings["confidence"],
     )
     write_table(table, args.out_tsv)
-    orders = selections["instance_id"].str.rsplit("|", n=1).str[-1].nunique()
+    orders = instance_order(selections["instance_id"]).nunique()
     report.write_markdown(impact.impact_markdown(table, args.model, settings, orders), args.out_md)
     impact.impact_figure(table, args.model, args.out_png, settings["impact_threshold"])
 
@@ -332,6 +334,11 @@ def cmd_export(args, settings):
         _named(args.contrast),
     )
     log.info("%d rows in %d files", sum(f["rows"] for f in files), len(files))
+
+
+def _misread(perceived: list[str] | None) -> list[str]:
+    """The names some model misreads, from the --perceived tables (none without them)."""
+    return validity.misread({path: read_table(path) for path in perceived or []})
 
 
 def _named(contrast: Contrast) -> Contrast | None:
@@ -436,6 +443,7 @@ def _parser() -> argparse.ArgumentParser:
 
     one = {"required": True}
     many = {"nargs": "+", "required": True}
+    perceived = {"nargs": "+", "help": "names.drop_misperceived: results/names/*.tsv"}
     command("download-onet", cmd_download_onet, (["--out"], one))
     command("download-names", cmd_download_names, (["--out"], one))
     command("prepare-model", cmd_prepare_model, (["--model"], one), (["--gguf-file"], {}))
@@ -452,7 +460,7 @@ def _parser() -> argparse.ArgumentParser:
         cmd_dataset,
         (["--occupations"], one),
         (["--data-root"], one),
-        (["--perceived"], {"nargs": "+", "help": "names.drop_misperceived: results/names/*.tsv"}),
+        (["--perceived"], perceived),
         (["--out-pairs"], one),
         (["--out"], one),
     )
@@ -543,7 +551,7 @@ def _parser() -> argparse.ArgumentParser:
         (["--position"], many),
         (["--manifest"], {"help": "results/manifest.json: adds the Run manifest section"}),
         (["--robustness"], {"nargs": "+", "help": "each model's wordings/robustness.tsv"}),
-        (["--perceived"], {"nargs": "+", "help": "names.drop_misperceived: results/names/*.tsv"}),
+        (["--perceived"], perceived),
         (["--out"], one),
     )
     command(

@@ -100,13 +100,6 @@ class Contrast:
             attribute, words = "group", (_label(self.a), _label(self.b))
         return Sides(attribute, *(_slug(w) for w in words), *words)
 
-    def members(self, names: pd.DataFrame, group: tuple[tuple[str, str], ...]) -> pd.Series:
-        """Which rows of a name table belong to ``group``."""
-        inside = pd.Series(True, index=names.index)
-        for attribute, value in group:
-            inside &= names[attribute] == value
-        return inside
-
     def as_dict(self) -> dict[str, Any]:
         return {"a": dict(self.a), "b": dict(self.b), "held": list(self.held)}
 
@@ -117,6 +110,19 @@ class Contrast:
 
 
 GENDER_CONTRAST = Contrast((("gender", "female"),), (("gender", "male"),))
+
+
+def sides_of(contrast: Contrast | None) -> Sides:
+    """The sides of ``contrast``; None stands for the paper's female vs male audit."""
+    return GENDER if contrast is None else contrast.sides
+
+
+def _members(names: pd.DataFrame, group: tuple[tuple[str, str], ...]) -> pd.Series:
+    """Which rows of a name table belong to ``group``."""
+    inside = pd.Series(True, index=names.index)
+    for attribute, value in group:
+        inside &= names[attribute] == value
+    return inside
 
 
 def _label(group: tuple[tuple[str, str], ...]) -> str:
@@ -153,7 +159,7 @@ def contrasts(spec: str | list, races: list[str], where: str = "names.contrast")
     gender-only list), checked against what the list has."""
     if spec == "gender":
         if not races:
-            return [Contrast((("gender", "female"),), (("gender", "male"),))]
+            return [GENDER_CONTRAST]
         return [
             Contrast((("race", race), ("gender", "female")), (("race", race), ("gender", "male")))
             for race in races
@@ -198,7 +204,7 @@ def contrast_pairs(
     equal (in list order), or a seeded sample of ``pairs`` of them, split as evenly as it goes
     over the held-equal levels (as many pairs of two women as of two men). Columns:
     ``pair_id`` ("A name-B name") and the names under the sides' labels."""
-    side_a, side_b = (names[contrast.members(names, group)] for group in (contrast.a, contrast.b))
+    side_a, side_b = (names[_members(names, group)] for group in (contrast.a, contrast.b))
     levels: dict[tuple, list[tuple[str, str]]] = {}
     for a, b in itertools.product(side_a.itertuples(), side_b.itertuples()):
         level = tuple(getattr(a, attribute) for attribute in contrast.held)
@@ -212,13 +218,12 @@ def contrast_pairs(
         quotas = [pairs // len(chosen) + (i < pairs % len(chosen)) for i in range(len(chosen))]
         if any(quota > len(level) for quota, level in zip(quotas, chosen, strict=True)):
             available = sum(len(level) for level in chosen)
+            if contrast.held:
+                even = min(len(level) for level in chosen) * len(chosen)
+                held = " and ".join(contrast.held)
+                available = f"{even} that split evenly over {held} ({available} in all)"
             raise InputError(
-                f"names.pairs: asked for {pairs} pairs but {contrast.label} has only "
-                f"{min(len(level) for level in chosen) * len(chosen)} that split evenly over "
-                f"{' and '.join(contrast.held)} ({available} in all)"
-                if contrast.held
-                else f"names.pairs: asked for {pairs} pairs but {contrast.label} has only "
-                f"{available}"
+                f"names.pairs: asked for {pairs} pairs but {contrast.label} has only {available}"
             )
         chosen = [_sample(level, quota, rng) for quota, level in zip(quotas, chosen, strict=True)]
     label_a, label_b = contrast.sides.labels

@@ -22,7 +22,7 @@ import pandas as pd
 from scipy.special import softmax
 
 from hiremeornot.atomic import atomic_output
-from hiremeornot.contrasts import CONTROL, GENDER, Contrast, Sides
+from hiremeornot.contrasts import CONTROL, GENDER, Contrast, Sides, sides_of
 from hiremeornot.errors import InputError
 from hiremeornot.manifest import sha256_file, weights_summary
 from hiremeornot.questions import STEP1_KEY, step1_rows
@@ -338,7 +338,7 @@ def datasheet(
 ) -> str:
     """The export's README.md: what was asked, of which models, under which licences
     (``contrast``: None for the paper's female vs male audit of a gender-only list)."""
-    sides = GENDER if contrast is None else contrast.sides
+    sides = sides_of(contrast)
     audited = (
         "gender stereotypes"
         if contrast is None
@@ -482,7 +482,7 @@ def export_run(
     contrast: Contrast | None = None,
 ) -> list[dict[str, Any]]:
     """Write every JSON Lines file and the datasheet README.md into ``out_dir``."""
-    sides = GENDER if contrast is None else contrast.sides
+    sides = sides_of(contrast)
     manifest = json.loads(Path(manifest_path).read_text())
     instances = read_table(instances_path)
     files = export_tables(tables, instances, read_table(attributes_path), out_dir, sides)

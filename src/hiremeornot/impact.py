@@ -62,12 +62,6 @@ COLUMNS = [
 ]
 
 
-def group_labels(names: pd.DataFrame) -> dict[str, str]:
-    """Each name's group with every attribute its list has: "Black female", or "female"."""
-    labels = (names["race"] + " " + names["gender"]).str.strip()
-    return dict(zip(names["name"], labels, strict=True))
-
-
 def contrast_selections(
     step2: pd.DataFrame,
     step3: pd.DataFrame,

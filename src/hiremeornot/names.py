@@ -153,12 +153,23 @@ def same_answer(word: str, other: str) -> bool:
     return word.strip().casefold() == other.strip().casefold()
 
 
+def answer_read_as(word: str, answers: Mapping[str, str]) -> str | None:
+    """The key of the answer word that ``word`` reads as, if any."""
+    return next((key for key, answer in answers.items() if same_answer(word, answer)), None)
+
+
 def check_answer_words(names: pd.DataFrame, answers: Mapping[str, str]) -> None:
     """No name may read as an answer word: Q3 offers the two names beside both and neither."""
     for row in names.itertuples():
-        for key, word in answers.items():
-            if same_answer(row.name, word):
-                raise InputError(
-                    f"{row.source}: the name {row.name!r} reads as answers.{key} ({word!r}); "
-                    f"remove the name or change answers.{key}"
-                )
+        key = answer_read_as(row.name, answers)
+        if key is not None:
+            raise InputError(
+                f"{row.source}: the name {row.name!r} reads as answers.{key} "
+                f"({answers[key]!r}); remove the name or change answers.{key}"
+            )
+
+
+def group_labels(names: pd.DataFrame) -> pd.Series:
+    """Each name's group with every attribute its list has: "Black female", or "female" (an
+    empty race, also read back from a TSV as missing, adds nothing)."""
+    return (names["race"].fillna("") + " " + names["gender"]).str.strip()

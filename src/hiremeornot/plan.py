@@ -9,9 +9,9 @@ from typing import Any
 
 from hiremeornot.backends.location import model_location
 from hiremeornot.config import model_keys, validate_config
-from hiremeornot.contrasts import Contrast, Sides, contrasts, control_contrast
+from hiremeornot.contrasts import NEUTRAL_ROLES, Contrast, Sides, contrasts, control_contrast
 from hiremeornot.errors import InputError
-from hiremeornot.names import name_files, same_answer
+from hiremeornot.names import answer_read_as, name_files, same_answer
 from hiremeornot.occupations import select_occupations, shard_titles
 from hiremeornot.prompts import check_wordings, placeholders, wordings
 
@@ -171,15 +171,15 @@ def check_validity(names: dict) -> None:
 def check_control(config: dict) -> None:
     """The control's labels must read as people, not as answers, and differ from the names'
     sides' labels (a role may not mean two things)."""
-    labels = config["control"]["labels"]
+    labels, answers = config["control"]["labels"], config["answers"]
     for label in labels:
-        for key, word in config["answers"].items():
-            if same_answer(label, word):
-                raise InputError(f"control.labels: {label!r} reads as answers.{key} ({word!r})")
+        key = answer_read_as(label, answers)
+        if key is not None:
+            raise InputError(f"control.labels: {label!r} reads as answers.{key} ({answers[key]!r})")
         if "|" in label:
             raise InputError(f"control.labels: {label!r} contains '|'")
     sides = control_contrast(labels).sides
-    if sides.a == sides.b or set(sides.labels) & {"both", "neither"}:
+    if sides.a == sides.b or set(sides.labels) & set(NEUTRAL_ROLES):
         raise InputError(f"control.labels: {labels} do not make two distinct roles")
 
 

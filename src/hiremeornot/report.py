@@ -8,7 +8,7 @@ import pandas as pd
 
 from hiremeornot.atomic import atomic_output
 from hiremeornot.backends import location
-from hiremeornot.contrasts import GENDER, Contrast, Sides
+from hiremeornot.contrasts import Contrast, sides_of
 from hiremeornot.stats import CONFOUNDED, smallest_p
 from hiremeornot.tables_io import write_table
 from hiremeornot.wordings import robustness_sentence
@@ -76,7 +76,7 @@ def design_caveats(
     """What besides the contrasted groups could explain the differences, in words: position,
     names, chance, wording. The first sentence is the position one. ``contrast``: None for
     the paper's female vs male audit of a gender-only list."""
-    sides = _sides(contrast)
+    sides = sides_of(contrast)
     orders = set(metrics["orders"])
     share = _percent(_first_listed_share(position))
     what = sides.attribute
@@ -161,7 +161,7 @@ def write_difference_table(
 ) -> None:
     """A difference table as TSV and as Markdown with a caption and the caveats."""
     write_table(table, tsv)
-    sides = _sides(contrast)
+    sides = sides_of(contrast)
     a, b = sides.a_words, sides.b_words
     caption = (
         f"Occupations with |{a} - {b} difference| > {settings['difference_threshold']} for "
@@ -195,7 +195,7 @@ def model_summary(
     """The findings of one model, as Markdown bullet points."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
     caveats = design_caveats(rows, tests, position, settings, contrast)
-    sides = _sides(contrast)
+    sides = sides_of(contrast)
     confounded = (tests["verdict"] == CONFOUNDED).all()
     above = rows[rows["difference"].abs() > threshold]
     a, b = sides.a_words, sides.b_words
@@ -283,10 +283,6 @@ def summary(
             )
         )
     return "\n".join(parts)
-
-
-def _sides(contrast: Contrast | None) -> Sides:
-    return GENDER if contrast is None else contrast.sides
 
 
 def contrast_note(contrast: Contrast) -> str:

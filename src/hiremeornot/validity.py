@@ -22,7 +22,7 @@ from scipy.special import softmax
 
 from hiremeornot.asking import AskSummary, ask
 from hiremeornot.backends import Backend, Request, load_backend, model_identity
-from hiremeornot.names import GENDERS
+from hiremeornot.names import GENDERS, group_labels
 from hiremeornot.report import markdown_table
 from hiremeornot.store import ResponseStore
 
@@ -65,28 +65,23 @@ def perceived(
     label (NaN where a choice has no log-probability), and whether every answer is the label."""
     table = names.assign(tokens=[tokens[name] for name in names["name"]])
     table["tokens"] = table["tokens"].astype("Int64")
+    answered = asked.assign(answer=answers, logprobs=logprobs)
     for question in ("gender", "race"):
-        rows = asked.assign(answer=answers, logprobs=logprobs)
-        rows = rows[rows["question"] == question].set_index("name")
+        rows = answered[answered["question"] == question].set_index("name")
         if rows.empty:
             table[f"perceived_{question}"], table[f"p_{question}"] = "", np.nan
             continue
+        rows = rows.loc[table["name"]]  # in the names' order
         table[f"perceived_{question}"] = [
             roles[choices.index(answer)]
             for choices, roles, answer in zip(
-                rows.loc[table["name"], "choices"],
-                rows.loc[table["name"], "roles"],
-                rows.loc[table["name"], "answer"],
-                strict=True,
+                rows["choices"], rows["roles"], rows["answer"], strict=True
             )
         ]
         table[f"p_{question}"] = [
             _probability(values, roles, label)
             for values, roles, label in zip(
-                rows.loc[table["name"], "logprobs"],
-                rows.loc[table["name"], "roles"],
-                table[question],
-                strict=True,
+                rows["logprobs"], rows["roles"], table[question], strict=True
             )
         ]
     reads_gender = table["perceived_gender"] == table["gender"]
@@ -150,11 +145,6 @@ def misread(tables: Mapping[str, pd.DataFrame]) -> list[str]:
     return list(names)
 
 
-def group_column(table: pd.DataFrame) -> pd.Series:
-    """Each name's labelled group: "Black female", or "female"."""
-    return (table["race"].fillna("") + " " + table["gender"]).str.strip()
-
-
 def validity_markdown(tables: Mapping[str, pd.DataFrame], dropping: bool) -> str:
     """Per model: how many names read as their label, per group the share and the mean token
     count, and the names that do not; what this can and cannot show."""
@@ -169,7 +159,7 @@ def validity_markdown(tables: Mapping[str, pd.DataFrame], dropping: bool) -> str
         "decoded token by token, so the two can disagree for a name the model is unsure of.\n",
     ]
     for model, table in tables.items():
-        groups = table.assign(group=group_column(table)).groupby("group", sort=False)
+        groups = table.assign(group=group_labels(table)).groupby("group", sort=False)
         summary = pd.DataFrame(
             {
                 "names": groups.size(),

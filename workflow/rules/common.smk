@@ -66,6 +66,20 @@ def settings(value):
     return lambda wildcards: json.dumps(value, sort_keys=True)
 
 
+def model_setting(key):
+    """A rule's threads or resource: the model's setting ``key``."""
+    return lambda wildcards: config["models"][wildcards.model][key]
+
+
+# What a model job (ask_model, validate_names) asks the scheduler for, from its model's settings.
+MODEL_JOB_RESOURCES = {
+    "mem_mb": model_setting("mem_mb"),
+    "runtime": model_setting("runtime"),
+    "gpu": model_setting("gpus"),
+    "gpu_model": model_setting("gpu_model"),
+}
+
+
 def contrast_json(wildcards):
     """The --contrast option of a rule's command: the groups of its contrast."""
     return json.dumps(CONTRASTS[wildcards.contrast].as_dict(), sort_keys=True)

@@ -11,12 +11,9 @@ rule validate_names:
         "logs/validate_names/{model}.log",
     conda:
         lambda wc: plan.conda_env(config, wc.model)
-    threads: lambda wc: config["models"][wc.model]["threads"]
+    threads: model_setting("threads")
     resources:
-        mem_mb=lambda wc: config["models"][wc.model]["mem_mb"],
-        runtime=lambda wc: config["models"][wc.model]["runtime"],
-        gpu=lambda wc: config["models"][wc.model]["gpus"],
-        gpu_model=lambda wc: config["models"][wc.model]["gpu_model"],
+        **MODEL_JOB_RESOURCES,
     params:
         settings=lambda wc: json.dumps(
             plan.validity_settings(config, wc.model), sort_keys=True

@@ -13,12 +13,9 @@ rule ask_model:
         "logs/ask_model/{contrast}{model}/{step}/shard-{shard}.log",
     conda:
         lambda wc: plan.conda_env(config, wc.model)
-    threads: lambda wc: config["models"][wc.model]["threads"]
+    threads: model_setting("threads")
     resources:
-        mem_mb=lambda wc: config["models"][wc.model]["mem_mb"],
-        runtime=lambda wc: config["models"][wc.model]["runtime"],
-        gpu=lambda wc: config["models"][wc.model]["gpus"],
-        gpu_model=lambda wc: config["models"][wc.model]["gpu_model"],
+        **MODEL_JOB_RESOURCES,
     params:
         contrast=contrast_json,
         settings=lambda wc: json.dumps(

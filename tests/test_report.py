@@ -75,6 +75,10 @@ def test_both_orders_report_verdicts_and_the_balance():
     assert "1 towards female, 1 towards male subjects; 2 of them differ significantly" in text
     assert "no occupation can be significant" not in text
     assert "2 occupations show a position bias" in text
+    # Q2 has 6 named answers an occupation (smallest p 1/32); Q3 at most 2 (smallest p 0.5)
+    q2, q3 = (line for line in text.splitlines() if line.startswith(("- Q2 named", "- Q3 named")))
+    assert "cannot go below" not in q2
+    assert "With at most 2 such answers an occupation, the test cannot go below p = 0.5" in q3
     caveats = design_caveats(metrics, tests, position, REPORT)
     assert "10 female and 10 male names" in caveats[1]
     assert "one wording" in caveats[3]

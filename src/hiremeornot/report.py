@@ -237,10 +237,19 @@ def model_summary(
         asked = position[position["question"] == question]
         share = _percent(_first_listed_share(position, question))
         biased = int((asked["q_value"] < alpha).sum())
+        most = int(asked["n_named"].max()) if len(asked) else 0
+        floor = min(1.0, 2 * 0.5**most)  # the two-sided exact test's smallest p with that many
+        powerless = (
+            f" With at most {most} such answers an occupation, the test cannot go below p = "
+            f"{floor:.3g}: no occupation could show a position bias, so this count says "
+            "nothing either way."
+            if floor >= alpha
+            else ""
+        )
         lines.append(
             f"{question.upper()} named the first-listed subject in {share} of the answers that "
             f"named someone (0.5 means no position bias); {biased} occupations show a position "
-            f"bias (exact test, BH q < {alpha})."
+            f"bias (exact test, BH q < {alpha}).{powerless}"
         )
     if robustness is not None:
         wordings = settings["wordings"]

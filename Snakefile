@@ -16,6 +16,7 @@ include: "workflow/rules/audit.smk"
 include: "workflow/rules/compare.smk"
 include: "workflow/rules/impact.smk"
 include: "workflow/rules/names.smk"
+include: "workflow/rules/calibration.smk"
 
 
 rule all:

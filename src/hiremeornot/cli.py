@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 
 from hiremeornot import (
+    calibration,
+    calibration_report,
     compare,
     download,
     drift,
@@ -32,6 +34,7 @@ from hiremeornot import (
     report,
     stats,
     store_maintenance,
+    truth,
     validity,
     wordings,
 )
@@ -41,6 +44,7 @@ from hiremeornot.config import load_config
 from hiremeornot.contrasts import GENDER_CONTRAST, Contrast, contrast_pairs, control_pairs
 from hiremeornot.dataset import build_instances, instance_order
 from hiremeornot.errors import InputError
+from hiremeornot.respondent import Respondent
 from hiremeornot.steps import run_step, write_granted
 from hiremeornot.tables_io import STEPS, read_table, read_tables, write_table
 
@@ -104,7 +108,7 @@ def cmd_step(args, settings):
         paths,
         outputs,
         args.store_dir,
-        args.contrast.sides,
+        args.contrast,
     )
     record = manifest.job_record(
         args.model, args.step, args.shard, summary, started, manifest.now()
@@ -113,6 +117,69 @@ def cmd_step(args, settings):
         manifest.stamp_table(path, record)
     manifest.write_json({**record, "tables": outputs}, args.record)
     log.info(summary.line(f"{args.model} {args.step} shard {args.shard}"))
+
+
+def _design(args, settings) -> calibration.Design:
+    """The design of a truth or calibrate command: its instances, attributes, contrast and
+    wordings."""
+    contrast = args.contrast
+    groups = dict(zip(contrast.sides.labels, (dict(contrast.a), dict(contrast.b)), strict=True))
+    return calibration.Design(
+        read_table(args.instances),
+        read_table(args.attributes),
+        contrast.sides,
+        groups,
+        settings["wordings"],
+    )
+
+
+def cmd_truth(args, settings):
+    design = _design(args, settings)
+    table = truth.planted_truth(
+        Respondent(settings["respondent"]),
+        design.instances,
+        design.attributes,
+        design.groups,
+        design.wordings,
+        design.sides,
+    )
+    write_table(table, args.out)
+
+
+def cmd_calibrate(args, settings):
+    """R simulated audits of the design; the coverage and verdict tables, in words, a figure."""
+    design = _design(args, settings)
+    respondent = Respondent(settings["respondent"])
+    report_settings = settings["report"]
+    audits = args.audits or report_settings["calibration_audits"]
+    checks, verdicts, seconds = calibration.calibrate(
+        respondent, design, report_settings, audits, report_settings["seed"]
+    )
+    coverage = calibration.coverage(checks, report_settings["confidence"])
+    rates = calibration.verdict_rates(verdicts, report_settings["equivalence_margin"])
+    write_table(coverage, args.out_tsv)
+    write_table(rates, args.out_verdicts)
+    instances = design.instances
+    described = {
+        "audits": audits,
+        "occupations": instances["occupation"].nunique(),
+        "names": " + ".join(str(instances[s].nunique()) for s in design.sides.labels),
+        "orders": ", ".join(dict.fromkeys(instances["order"])),
+        "wordings": ", ".join(design.wordings),
+    }
+    position = calibration.position_residue(respondent, design)
+    text = calibration_report.markdown(
+        args.model, described, coverage, rates, position, report_settings, seconds
+    )
+    report.write_markdown(text, args.out_md)
+    figures.calibration(checks, coverage, report_settings["confidence"], args.out_png)
+    log.info(
+        "%s: %d audits in %.0f s (%.0f s per hundred)",
+        args.model,
+        audits,
+        seconds,
+        100 * seconds / max(audits, 1),
+    )
 
 
 def cmd_estimate(args, settings):
@@ -212,6 +279,9 @@ def cmd_summary(args, settings):
     }
     for model, path in zip(settings["models"], args.robustness or [], strict=False):
         tables[model]["robustness"] = read_table(path)
+    simulated = [m for m, model in settings["models"].items() if model["backend"] == "simulated"]
+    for model, path in zip(simulated, args.truth or [], strict=True):
+        tables[model]["truth"] = read_table(path)
     text = report.summary(
         settings["models"],
         tables,
@@ -543,6 +613,19 @@ def _parser() -> argparse.ArgumentParser:
         (["--out-tsv"], one),
         (["--out-md"], one),
     )
+    design = [(["--instances"], one), (["--attributes"], one)]
+    command("truth", cmd_truth, *design, (["--out"], one))
+    command(
+        "calibrate",
+        cmd_calibrate,
+        (["--model"], one),
+        *design,
+        (["--audits"], {"type": int, "help": "default: report.calibration_audits"}),
+        (["--out-tsv"], one),
+        (["--out-verdicts"], one),
+        (["--out-md"], one),
+        (["--out-png"], one),
+    )
     command(
         "summary",
         cmd_summary,
@@ -552,6 +635,7 @@ def _parser() -> argparse.ArgumentParser:
         (["--manifest"], {"help": "results/manifest.json: adds the Run manifest section"}),
         (["--robustness"], {"nargs": "+", "help": "each model's wordings/robustness.tsv"}),
         (["--perceived"], perceived),
+        (["--truth"], {"nargs": "+", "help": "each simulated model's truth.tsv, in order"}),
         (["--out"], one),
     )
     command(

@@ -214,3 +214,32 @@ def paired_changes(changes: pd.DataFrame, a: str, b: str, path: str | Path) -> N
     axes[0][0].invert_yaxis()
     fig.suptitle(f"{b} - {a} per occupation (filled: significant after BH)", fontsize=9)
     _save(fig, path)
+
+
+def calibration(
+    checks: pd.DataFrame, table: pd.DataFrame, nominal: float, path: str | Path
+) -> None:
+    """Left: every simulated audit's difference estimate (each reading) against its planted
+    truth. Right: each quantity's coverage with its Monte-Carlo interval against the nominal
+    level."""
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(11, 1.5 + 0.25 * max(len(table), 8)), gridspec_kw={"width_ratios": [1, 1.2]}
+    )
+    differences = checks[checks["quantity"].str.startswith("difference_")]
+    for quantity, rows in differences.groupby("quantity", sort=False):
+        left.scatter(rows["truth"], rows["estimate"], s=5, alpha=0.25, label=quantity)
+    span = [-1, 1]
+    left.plot(span, span, color="black", lw=0.8, ls="--", label="estimate = truth")
+    left.set(xlabel="planted truth", ylabel="estimate", title="Differences: estimate vs truth")
+    left.legend(fontsize=7, loc="upper left")
+    y = np.arange(len(table))
+    right.hlines(y, table["coverage_low"], table["coverage_high"], color="tab:blue", lw=1.5)
+    right.scatter(table["coverage"], y, color="tab:blue", zorder=3, s=14, label="coverage")
+    right.axvline(nominal, color="black", ls="--", lw=0.8, label=f"nominal {nominal:.0%}")
+    right.axvline(nominal - 0.02, color="tab:red", ls=":", lw=0.8, label="2 points below")
+    right.set_yticks(y, table["quantity"], fontsize=7)
+    right.set_ylim(len(table) - 0.5, -0.5)
+    right.set(xlabel="share of intervals covering the truth", title="Coverage (line: MC 95%)")
+    right.set_xlim(min(0.5, float(table["coverage_low"].min()) - 0.02), 1.005)
+    right.legend(fontsize=7, loc="lower left")
+    _save(fig, path)

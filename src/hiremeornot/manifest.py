@@ -345,13 +345,16 @@ def model_weights(settings: Mapping[str, Any], cache: Path | None = None) -> dic
       size and mtime: see cached_sha256);
     - a hub id: the commit of the requested revision in the local hub cache, and its blob ids;
     - openai: the configured model id and server (the ids the server reported are in
-      ``served``, from the store).
+      ``served``, from the store);
+    - simulated: no weights (its planted respondent is in the resolved config).
 
     A model whose weights this host cannot see is recorded as ``unavailable`` with the reason.
     """
     model = settings["model"]
     if settings["backend"] == "openai":
         return {"kind": "api", "model": model, "base_url": settings.get("base_url")}
+    if settings["backend"] == "simulated":  # no weights: its respondent is in the config
+        return {"kind": "simulated", "model": model}
     try:
         if location.is_embedded(model):
             folder, file_name, package = location.locate(model)
@@ -500,6 +503,8 @@ def weights_summary(weights: Mapping[str, Any]) -> str:
         return f"hub {weights['id']} at {commit[:12]}" if commit else f"hub {weights['id']}"
     if kind == "api":
         return f"API model {weights['model']}"
+    if kind == "simulated":
+        return "simulated respondent, its planted effects in the config"
     return f"unavailable: {weights.get('reason', '')}"
 
 

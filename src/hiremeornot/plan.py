@@ -11,9 +11,10 @@ from hiremeornot.backends.location import model_location
 from hiremeornot.config import model_keys, validate_config
 from hiremeornot.contrasts import NEUTRAL_ROLES, Contrast, Sides, contrasts, control_contrast
 from hiremeornot.errors import InputError
-from hiremeornot.names import answer_read_as, name_files, same_answer
+from hiremeornot.names import GENDERS, answer_read_as, name_files, same_answer
 from hiremeornot.occupations import select_occupations, shard_titles
 from hiremeornot.prompts import check_wordings, placeholders, wordings
+from hiremeornot.respondent import check_design
 
 DOWNLOADS = "results/downloads"
 
@@ -47,8 +48,25 @@ def check_config(config: dict, source: str = "config") -> dict:
         except InputError as exc:
             raise InputError(f"models.{name}: {exc}") from exc
         check_vllm_job(name, settings)
-    selected_occupations(config)
+    check_simulated(config)
     return config
+
+
+def check_simulated(config: dict) -> None:
+    """A simulated model plants effects only on occupations, groups and wordings of the design."""
+    values = [*GENDERS, *name_source(config)["races"]]
+    if config["control"]["neutral"]:
+        values += config["control"]["labels"]
+    titles = list(selected_occupations(config)["title"])
+    for name, settings in config["models"].items():
+        if settings["backend"] == "simulated":
+            check_design(
+                settings["respondent"],
+                titles,
+                values,
+                config["prompts"]["variants"],
+                f"models.{name}.respondent",
+            )
 
 
 def check_answer_space(answers: dict[str, str]) -> None:
@@ -85,6 +103,7 @@ CONDA_ENVS = {
     "extractive_qa": "transformers",
     "openai": "openai",
     "vllm": "vllm",
+    "simulated": "core",
 }
 
 
@@ -261,4 +280,20 @@ def step_settings(config: dict, model: str, step: str) -> dict[str, Any]:
             for wording, texts in wordings(config["prompts"]).items()
         },
         "answers": {key: config["answers"][key] for key in STEP_ANSWERS[step]},
+    }
+
+
+def simulated_models(config: dict) -> list[str]:
+    """The models answered by the simulated backend."""
+    return [m for m, settings in config["models"].items() if settings["backend"] == "simulated"]
+
+
+def simulation_settings(config: dict, model: str) -> dict[str, Any]:
+    """What a simulated model's truth and calibration depend on: its respondent and the
+    wordings run."""
+    if model not in simulated_models(config):
+        raise InputError(f"models.{model}: the truth and the calibration need backend simulated")
+    return {
+        "respondent": config["models"][model]["respondent"],
+        "wordings": config["prompts"]["variants"],
     }

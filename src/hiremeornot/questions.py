@@ -4,6 +4,13 @@ Every table has the columns ``wording`` (the id of the prompt wording, prompts.P
 ``prompt``, ``choices`` (the answer words, in the order offered) and ``roles`` (what each answer
 means: yes/no, or the sides' labels (female/male) and both/neither). Each wording is asked of
 every instance. The subject's side is in a column named by the contrast's attribute (``gender``).
+
+The column ``about`` says what each question asks, for Request.about (the simulated respondent
+answers from it): ``question`` (step1, q1, q2, q3), ``wording``, and ``subject`` and ``side``
+(Step 1, with ``attribute_type``; Q1, with ``occupation`` and ``granted``, the number of
+attributes Step 1 granted the subject) or ``people`` (Q2, Q3, with ``occupation``: each person's
+``name`` and ``side``, in listing order, the order of the choices). It is not written to the
+step tables.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.prompts import PromptRenderer
 
 YES_NO = ("yes", "no")
-QUESTION_COLUMNS = ["prompt", "choices", "roles"]
+ABOUT = "about"
+QUESTION_COLUMNS = ["prompt", "choices", "roles", ABOUT]
 
 
 def _yes_no(answers: Mapping[str, str]) -> tuple[str, str]:
@@ -98,6 +106,21 @@ def step1_questions(
             ],
             choices=[_yes_no(answers)] * len(distinct),
             roles=[YES_NO] * len(distinct),
+            about=[
+                {
+                    "question": "step1",
+                    "wording": wording,
+                    "subject": subject,
+                    "side": side,
+                    "attribute_type": attribute_type,
+                }
+                for subject, side, attribute_type in zip(
+                    distinct["subject"],
+                    distinct[sides.attribute],
+                    distinct["attribute_type"],
+                    strict=True,
+                )
+            ],
         )
         .assign(wording=wording)
         for wording, renderer in renderers.items()
@@ -162,9 +185,17 @@ def step2_questions(
             facts = granted[(wording, inst.instance_id, subject)]
             statement = renderer.statement(subject, facts)
             prompt = renderer.q1(inst.name1, inst.name2, subject, statement, inst.occupation)
+            about = {
+                "question": "q1",
+                "wording": wording,
+                "occupation": inst.occupation,
+                "subject": subject,
+                "side": side,
+                "granted": len(facts),
+            }
             rows.append(
                 (wording, inst.instance_id, inst.occupation, subject, side, prompt)
-                + (_yes_no(answers), YES_NO)
+                + (_yes_no(answers), YES_NO, about)
             )
     columns = [
         "wording",
@@ -192,7 +223,8 @@ def step3_questions(
             renderer.statement(name, granted[(wording, inst.instance_id, name)])
             for name in (inst.name1, inst.name2)
         )
-        names, labels = zip(*_subjects(inst, sides), strict=True)
+        people = _subjects(inst, sides)
+        names, labels = zip(*people, strict=True)
         spaces = {
             "q2": (names, labels),
             "q3": (
@@ -204,8 +236,15 @@ def step3_questions(
             prompt = renderer.choice_question(
                 question, inst.name1, inst.name2, statements, inst.occupation
             )
+            about = {
+                "question": question,
+                "wording": wording,
+                "occupation": inst.occupation,
+                "people": [{"name": name, "side": side} for name, side in people],
+            }
             rows.append(
                 (wording, inst.instance_id, inst.occupation, question, prompt, choices, roles)
+                + (about,)
             )
     columns = ["wording", "instance_id", "occupation", "question", *QUESTION_COLUMNS]
     return pd.DataFrame(rows, columns=columns)

@@ -22,6 +22,28 @@ EMBEDDED_NOTE = (
 )
 
 
+SIMULATED_NOTE = (
+    "**{model} is a simulated respondent with planted effects (backend simulated), not a language "
+    "model.** Its answers are drawn from a declared generative model (docs/calibration.md), so "
+    "every number below has a known truth (`{model}/truth.tsv`): the table sets each headline "
+    "beside it. Read it as a check of the instrument, not as evidence about any model."
+)
+TRUTH_HEADLINES = ("confirmation", "consistency", "difference")
+
+
+def truth_beside_estimates(rows: pd.DataFrame, truth: pd.DataFrame, reading: str) -> str:
+    """Per occupation: Confirmation, Consistency and the headline difference, each estimate
+    beside its planted truth."""
+    planted = truth.pivot(index="occupation", columns="quantity", values="truth")
+    quantities = {"confirmation": "confirmation", "consistency": "consistency"}
+    quantities["difference"] = f"difference_{reading}"
+    table = pd.DataFrame({"occupation": rows["occupation"]})
+    for column, quantity in quantities.items():
+        table[column] = rows[column].to_numpy()
+        table[f"{column}_truth"] = planted[quantity].reindex(rows["occupation"]).to_numpy()
+    return markdown_table(table)
+
+
 def markdown_table(frame: pd.DataFrame, digits: int = 3) -> str:
     """A GitHub-flavoured Markdown table."""
 
@@ -281,6 +303,12 @@ def summary(
         parts.append(f"## {model}\n")
         if location.is_embedded(models[model]["model"]):
             parts.append(EMBEDDED_NOTE.format(model=model) + "\n")
+        if "truth" in frames:
+            parts.append(SIMULATED_NOTE.format(model=model) + "\n")
+            parts.append(
+                truth_beside_estimates(frames["metrics"], frames["truth"], settings["difference"])
+                + "\n"
+            )
         parts.append(
             model_summary(
                 frames["metrics"],

@@ -22,11 +22,12 @@ import pandas as pd
 
 from hiremeornot.asking import AskSummary, ask
 from hiremeornot.backends import Request, Response, load_backend, model_identity
-from hiremeornot.contrasts import GENDER, Sides
+from hiremeornot.contrasts import GENDER, GENDER_CONTRAST, Contrast, Sides
 from hiremeornot.errors import InputError
 from hiremeornot.occupations import shard_titles
 from hiremeornot.prompts import PromptRenderer
 from hiremeornot.questions import (
+    ABOUT,
     granted_attributes,
     join_step1,
     step1_questions,
@@ -50,8 +51,9 @@ def prompt_bucket(prompt: str, buckets: int) -> int:
 
 def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd.DataFrame:
     """The question table (with its ``choices`` and ``roles``, from which ``store rebuild``
-    recovers each request) and the answer, its role (``choice``) and ``logprob_<role>`` columns."""
-    table = questions.copy()
+    recovers each request; less ``about``) and the answer, its role (``choice``) and
+    ``logprob_<role>`` columns."""
+    table = questions.drop(columns=ABOUT, errors="ignore")
     table["answer"] = [r.answer for r in responses]
     table["choice"] = [
         roles[choices.index(r.answer)]
@@ -129,6 +131,30 @@ def write_granted(
     write_table(join_step1(rows, read_tables(step1)), out)
 
 
+def requests_of(questions: pd.DataFrame, contrast: Contrast) -> list[Request]:
+    """The requests of a question table, each ``about`` naming the groups of its people (the
+    contrast's groups of their sides)."""
+    groups = {
+        side: dict(group)
+        for side, group in zip(contrast.sides.labels, (contrast.a, contrast.b), strict=True)
+    }
+
+    def grouped(person: Mapping[str, Any]) -> dict[str, Any]:
+        return {**person, "group": groups[person["side"]]}
+
+    def about(asked: Mapping[str, Any]) -> dict[str, Any]:
+        if "people" in asked:
+            return {**asked, "people": [grouped(person) for person in asked["people"]]}
+        return grouped(asked)
+
+    return [
+        Request(prompt, tuple(choices), about(asked))
+        for prompt, choices, asked in zip(
+            questions["prompt"], questions["choices"], questions[ABOUT], strict=True
+        )
+    ]
+
+
 def run_step(
     step: str,
     model: str,
@@ -137,7 +163,7 @@ def run_step(
     paths: dict[str, Any],
     outputs: Mapping[str, str | Path],
     store_dir: str | Path,
-    sides: Sides = GENDER,
+    contrast: Contrast = GENDER_CONTRAST,
 ) -> AskSummary:
     """Ask one shard's questions of ``step`` in each wording of ``outputs`` (wording id -> path)
     and write each wording's answers table to its path.
@@ -149,11 +175,8 @@ def run_step(
         key: read_tables(path) if key == "step1" else read_table(path)
         for key, path in paths.items()
     }
-    questions = build_questions(step, shard, settings, inputs, list(outputs), sides)
-    requests = [
-        Request(prompt, tuple(choices))
-        for prompt, choices in zip(questions["prompt"], questions["choices"], strict=True)
-    ]
+    questions = build_questions(step, shard, settings, inputs, list(outputs), contrast.sides)
+    requests = requests_of(questions, contrast)
     model_settings = settings["model"]
     store = ResponseStore.open(store_dir, model, label=f"{step}-shard{shard}")
     try:

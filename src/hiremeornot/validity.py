@@ -42,16 +42,29 @@ COLUMNS = [
 
 def questions(names: pd.DataFrame, settings: Mapping[str, Any], races: list[str]) -> pd.DataFrame:
     """One row per name and question (gender; race where the list has races): ``name``,
-    ``question``, ``prompt``, ``choices`` (the answer words) and ``roles`` (what each means)."""
+    ``question``, ``prompt``, ``choices`` (the answer words), ``roles`` (what each means) and
+    ``about`` (for Request.about: the question, the name, its labelled group and the roles)."""
     asked = {"gender": (tuple(settings[g] for g in GENDERS), GENDERS)}
     if races:
         asked["race"] = (tuple(races), tuple(races))
     rows = [
-        (name, question, settings[f"{question}_question"].format(name=name), choices, roles)
+        (
+            name.name,
+            question,
+            settings[f"{question}_question"].format(name=name.name),
+            choices,
+            roles,
+            {
+                "question": question,
+                "name": name.name,
+                "group": {"gender": name.gender, "race": name.race},
+                "roles": roles,
+            },
+        )
         for question, (choices, roles) in asked.items()
-        for name in names["name"]
+        for name in names.itertuples()
     ]
-    return pd.DataFrame(rows, columns=["name", "question", "prompt", "choices", "roles"])
+    return pd.DataFrame(rows, columns=["name", "question", "prompt", "choices", "roles", "about"])
 
 
 def perceived(
@@ -109,7 +122,8 @@ def validate_names(
     ``settings`` is the config's names.validity."""
     asked = questions(names, settings, races)
     requests = [
-        Request(p, tuple(c)) for p, c in zip(asked["prompt"], asked["choices"], strict=True)
+        Request(p, tuple(c), a)
+        for p, c, a in zip(asked["prompt"], asked["choices"], asked["about"], strict=True)
     ]
     loaded: list[Backend] = []
 

@@ -15,6 +15,7 @@ except InputError as error:
     raise WorkflowError(f"hiremeornot: {error}") from None
 
 MODELS = list(config["models"])
+SIMULATED = plan.simulated_models(config)
 # The contrasts by the prefix of their results under results/: "" for the paper's female vs
 # male audit of a gender-only list, contrasts/<id>/ for each otherwise (names.contrast).
 CONTRASTS = plan.run_contrasts(config)
@@ -48,6 +49,7 @@ localrules:
     impact_ratios,
     overview,
     name_validity,
+    truth,
 
 
 OCCUPATIONS = plan.selected_occupations(config)
@@ -210,6 +212,7 @@ def contrast_outputs(contrast):
                 ext=["tsv", "md", "png"],
             ),
             *expand("{model}/position_bias.tsv", model=MODELS),
+            *expand("{model}/truth.tsv", model=SIMULATED),
             *expand("figures/attribute_gaps_{model}.png", model=MODELS),
             *[f"figures/wordings_{model}.png" for model in MODELS if len(WORDINGS) > 1],
             "manifest.json",

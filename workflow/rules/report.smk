@@ -179,6 +179,7 @@ rule summary:
         manifest="results/{contrast}manifest.json",
         robustness=robustness_tables,
         perceived=perceived_names(),
+        truth=expand("results/{{contrast}}{model}/truth.tsv", model=SIMULATED),
     output:
         report(
             "results/{contrast}summary.md",
@@ -194,8 +195,9 @@ rule summary:
         settings=settings({"models": config["models"], "report": REPORT}),
         robustness=lambda wc, input: option("--robustness", input.robustness),
         perceived=lambda wc, input: option("--perceived", input.perceived),
+        truth=lambda wc, input: option("--truth", input.truth),
     shell:
         "hiremeornot summary --contrast {params.contrast:q} --settings {params.settings:q} --metrics {input.metrics:q}"
         " --tests {input.tests:q} --position {input.position:q} {params.robustness}"
-        " {params.perceived}"
+        " {params.perceived} {params.truth}"
         " --manifest {input.manifest:q} --out {output:q} 2> {log:q}"

@@ -15,12 +15,13 @@ from hiremeornot.errors import InputError, first_line
 __all__ = ["Backend", "BackendError", "Request", "Response", "load_backend", "model_identity"]
 
 # Each backend's module, whose ``create(settings, state_dir)`` builds it, and the extra that
-# installs what it needs.
+# installs what it needs (None: the core package has everything).
 _REGISTRY = {
     "transformers": ("hiremeornot.backends.transformers_backend", "transformers"),
     "openai": ("hiremeornot.backends.openai", "openai"),
     "vllm": ("hiremeornot.backends.vllm_backend", "vllm"),
     "extractive_qa": ("hiremeornot.backends.extractive_qa", "transformers"),
+    "simulated": ("hiremeornot.backends.simulated", None),
 }
 
 
@@ -40,7 +41,7 @@ def load_backend(
         module = importlib.import_module(module_name)
         return module.create(settings, None if state_dir is None else Path(state_dir))
     except ImportError as exc:
-        if (exc.name or "").startswith("hiremeornot"):
+        if (exc.name or "").startswith("hiremeornot") or extra is None:
             raise
         raise InputError(
             f"backend {name!r}: a package it needs is missing ({first_line(exc)}); "

@@ -5,16 +5,23 @@ from __future__ import annotations
 import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Self
 
 
 @dataclass(frozen=True)
 class Request:
-    """A question: the user message and the answers the model may give."""
+    """A question: the user message and the answers the model may give.
+
+    ``about`` says what the question asks in structured form (its step, occupation, people and
+    their groups: see questions.py), for a backend that answers from a model of the design
+    instead of the text (the simulated respondent). It is never part of the question's identity:
+    two requests with the same prompt and choices are the same question.
+    """
 
     prompt: str
     choices: tuple[str, ...]
+    about: Mapping[str, Any] | None = field(default=None, compare=False, hash=False, repr=False)
 
 
 @dataclass(frozen=True)

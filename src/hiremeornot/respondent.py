@@ -1,0 +1,195 @@
+"""A simulated respondent with planted effects: the known answer the audit is calibrated against.
+
+Every answer comes from one declared generative model (docs/calibration.md), on the log-odds
+scale of the answer that *selects* a person (Step-1 Yes, Q1 Yes, naming the person in Q2/Q3):
+
+- a name effect u ~ N(0, name_sd^2) per name, drawn once per name from the seed, shared by every
+  answer about the name;
+- a group effect per question (q1, q2, q3) and occupation: the sum of the ``effects`` entries
+  the person's group matches ("female", "Black", "Black female"), an occupation's entries for a
+  question replacing the default's, plus the entries of the wording (``wordings``);
+- Step 1: logit P(Yes) = logit(step1.<attribute type>) + step1.effects + u;
+- Q1: logit P(Yes) = logit(q1.none) + q1.per_attribute x (attributes Step 1 granted) + g + u;
+- Q2: P(person i) is the softmax over the two people of g_i + u_i + position x [i listed first];
+- Q3: "both" and "neither" with probabilities q3.both and q3.neither, the rest shared between
+  the people as in Q2 (with Q3's group effects);
+- name validity: the name's own label with probability validity.accuracy, another at random.
+
+Answers are draws: the same question (prompt and answer space) under the same seed always gets
+the same answer, and the log-probabilities reported are the logs of the probabilities drawn
+from. The functions here are vectorised over numpy arrays, so the backend (one question at a
+time), the calibration (whole audits at once) and the truth (quadrature over name effects) share
+them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from scipy.special import expit, logit, softmax
+from scipy.stats import norm
+
+from hiremeornot.errors import InputError
+
+QUESTIONS = ("q1", "q2", "q3")
+Group = Mapping[str, str]
+
+
+def _uniform(*parts: object) -> float:
+    """A number in (0, 1), fixed by ``parts``: the same parts give it on every host."""
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode("utf-8")).digest()
+    return (int.from_bytes(digest[:7], "big") + 0.5) / 2.0**56
+
+
+def matches(key: str, group: Group) -> bool:
+    """Whether an effect's key names this group: a value of it ("female", "Person A"), or values
+    of it joined by spaces ("Black female")."""
+    values = set(group.values())
+    return key in values or set(key.split()) <= values
+
+
+class Respondent:
+    """The generative model of one simulated model's settings (``respondent`` of the schema)."""
+
+    def __init__(self, params: Mapping[str, Any]):
+        self.params = params
+        self.seed = params["seed"]
+        self._effects: dict[tuple, float] = {}
+
+    # --- effects ------------------------------------------------------------------------------
+
+    def name_effect(self, names: Iterable[str]) -> np.ndarray:
+        """Each name's random effect, fixed by the seed and the name alone."""
+        draws = [norm.ppf(_uniform(self.seed, "name", name)) for name in names]
+        return self.params["name_sd"] * np.asarray(draws, dtype=float)
+
+    def effects(self, question: str, occupation: str | None, wording: str) -> dict[str, float]:
+        """The group effects of ``question`` (step1, q1, q2, q3) in an occupation and wording:
+        the occupation's own for that question where it has them, else the default's, plus the
+        wording's."""
+        if question == "step1":
+            return dict(self.params["step1"]["effects"])
+        default = self.params["effects"][question]
+        planted = dict(self.params["occupations"].get(occupation, {}).get(question, default))
+        for key, value in self.params["wordings"].get(wording, {}).items():
+            planted[key] = planted.get(key, 0.0) + value
+        return planted
+
+    def shift(self, question: str, occupation: str | None, wording: str, group: Group) -> float:
+        """The log-odds shift of selecting a person of ``group``."""
+        key = (question, occupation, wording, tuple(sorted(group.items())))
+        if key not in self._effects:
+            planted = self.effects(question, occupation, wording)
+            self._effects[key] = sum(v for k, v in planted.items() if matches(k, group))
+        return self._effects[key]
+
+    # --- probabilities ------------------------------------------------------------------------
+
+    def step1_yes(self, attribute_type, shift, u) -> np.ndarray:
+        """P(Yes) of Step 1 for an attribute of this type (arrays broadcast)."""
+        rates = self.params["step1"]
+        base = np.vectorize(lambda t: logit(rates[t]), otypes=[float])(attribute_type)
+        return expit(base + shift + u)
+
+    def q1_yes(self, granted, shift, u) -> np.ndarray:
+        """P(Yes) of Q1 for a person granted ``granted`` attributes in Step 1."""
+        q1 = self.params["q1"]
+        return expit(logit(q1["none"]) + q1["per_attribute"] * np.asarray(granted) + shift + u)
+
+    def choice_probabilities(self, question: str, first, second) -> np.ndarray:
+        """P(first-listed), P(second-listed) and, for Q3, P(both), P(neither) (last axis), from
+        the two people's utilities (group effect plus name effect); position is added here."""
+        utilities = np.stack(np.broadcast_arrays(first + self.params["position"], second), -1)
+        people = softmax(utilities, axis=-1)
+        if question == "q2":
+            return people
+        q3 = self.params["q3"]
+        neutral = np.broadcast_to([q3["both"], q3["neither"]], (*people.shape[:-1], 2))
+        return np.concatenate([people * (1 - q3["both"] - q3["neither"]), neutral], axis=-1)
+
+    def validity_probabilities(self, roles: Sequence[str], label: str) -> np.ndarray:
+        """The name's label with probability validity.accuracy, every other role evenly."""
+        accuracy = self.params["validity"]["accuracy"]
+        if label not in roles:
+            return np.full(len(roles), 1 / len(roles))
+        others = (1 - accuracy) / (len(roles) - 1)
+        return np.array([accuracy if role == label else others for role in roles])
+
+    def probabilities(self, about: Mapping[str, Any]) -> np.ndarray:
+        """The probability of each choice of one question, from what it asks (``about``, in the
+        order of its choices; see questions.py and validity.py)."""
+        question, wording = about["question"], about.get("wording")
+        if question in ("gender", "race"):
+            return self.validity_probabilities(about["roles"], about["group"].get(question, ""))
+        if question == "step1":
+            (u,) = self.name_effect([about["subject"]])
+            shift = self.shift("step1", None, wording, about["group"])
+            p = float(self.step1_yes(about["attribute_type"], shift, u))
+            return np.array([p, 1 - p])
+        occupation = about["occupation"]
+        if question == "q1":
+            (u,) = self.name_effect([about["subject"]])
+            shift = self.shift("q1", occupation, wording, about["group"])
+            p = float(self.q1_yes(about["granted"], shift, u))
+            return np.array([p, 1 - p])
+        people = about["people"]
+        u = self.name_effect([person["name"] for person in people])
+        first, second = (
+            self.shift(question, occupation, wording, person["group"]) + effect
+            for person, effect in zip(people, u, strict=True)
+        )
+        return self.choice_probabilities(question, first, second)
+
+    def pick(self, prompt: str, choices: Sequence[str], probabilities: np.ndarray) -> int:
+        """The index of the choice drawn for this question: fixed by the seed, the prompt and
+        the answer space."""
+        draw = _uniform(self.seed, "answer", prompt, *choices)
+        cumulative = np.cumsum(probabilities)
+        return int(min(np.searchsorted(cumulative, draw * cumulative[-1]), len(choices) - 1))
+
+
+def check_design(
+    params: Mapping[str, Any],
+    occupations: Sequence[str],
+    values: Sequence[str],
+    wordings: Sequence[str],
+    where: str,
+) -> None:
+    """Stop with a one-line message naming the key when a plant names an occupation, group
+    value or wording the design lacks, or when Q3's neutral answers take more than all."""
+    q3 = params["q3"]
+    if q3["both"] + q3["neither"] > 1:
+        raise InputError(
+            f"{where}.q3: both + neither is {q3['both'] + q3['neither']:g}, more than 1"
+        )
+    effect_maps = {f"{where}.step1.effects": params["step1"]["effects"]}
+    effect_maps.update(
+        {f"{where}.effects.{q}": planted for q, planted in params["effects"].items()}
+    )
+    for occupation, by_question in params["occupations"].items():
+        if occupation not in occupations:
+            raise InputError(
+                f"{where}.occupations.{occupation}: not an occupation of the design; "
+                f"known: {list(occupations)}"
+            )
+        effect_maps.update(
+            {f"{where}.occupations.{occupation}.{q}": e for q, e in by_question.items()}
+        )
+    for wording, planted in params["wordings"].items():
+        if wording not in wordings:
+            raise InputError(
+                f"{where}.wordings.{wording}: not a wording of the design (prompts.variants: "
+                f"{list(wordings)})"
+            )
+        effect_maps[f"{where}.wordings.{wording}"] = planted
+    for path, planted in effect_maps.items():
+        for key in planted:
+            unknown = [part for part in key.split() if part not in values]
+            if unknown and key not in values:
+                raise InputError(
+                    f"{path}.{key}: {unknown[0]!r} is no group of the design; known: "
+                    f"{sorted(values)}"
+                )

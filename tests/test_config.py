@@ -10,6 +10,7 @@ from hiremeornot.backends import model_identity
 from hiremeornot.backends.base import BackendSettings
 from hiremeornot.backends.extractive_qa import ExtractiveQASettings
 from hiremeornot.backends.openai import OpenAISettings
+from hiremeornot.backends.simulated import SimulatedSettings
 from hiremeornot.backends.transformers_backend import TransformersSettings
 from hiremeornot.backends.vllm_backend import VLLMSettings
 from hiremeornot.config import (
@@ -132,12 +133,13 @@ def test_a_vllm_model_is_one_job_per_step_with_the_gpus_it_needs(changes, messag
 
 # The schema: one source of every default, and of what each model setting does.
 
-BACKENDS = ["transformers", "openai", "vllm", "extractive_qa"]
+BACKENDS = ["transformers", "openai", "vllm", "extractive_qa", "simulated"]
 TYPED_SETTINGS = {
     "transformers": TransformersSettings,
     "openai": OpenAISettings,
     "vllm": VLLMSettings,
     "extractive_qa": ExtractiveQASettings,
+    "simulated": SimulatedSettings,
 }
 
 

@@ -298,7 +298,8 @@ def verdict_rates(
         beyond_margin=verdicts["truth"].abs() > margin,
     )
     rows = []
-    for (reading, truth), group in table.groupby(["reading", table["truth"].round(4)], sort=False):
+    rounded = table["truth"].round(4) + 0.0  # no "-0"
+    for (reading, truth), group in table.groupby(["reading", rounded], sort=False):
         rows.append(
             {
                 "reading": reading,

@@ -144,7 +144,7 @@ def _wording_outcomes(
     table = table.merge(instances[["instance_id", a, b, "order"]], on="instance_id", validate="1:1")
     if len(table) != len(q23):
         raise ValueError("the instances table does not cover every answered instance")
-    chosen_q1 = table.apply(lambda row: row[f"q1_{row['q2']}"], axis=1)
+    chosen_q1 = table[f"q1_{a}"].where(table["q2"] == a, table[f"q1_{b}"])  # Q2 names a or b
     table["confirmed"] = chosen_q1 == "yes"
     table["consistent"] = table["q2"] == table["q3"]
     biased = table["consistent"] | ~table["confirmed"]

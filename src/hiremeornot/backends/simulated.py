@@ -8,18 +8,27 @@ of every choice equal to the log of the probability its answer was drawn from.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hiremeornot.backends.base import Backend, BackendError, Request, Response
+from hiremeornot.backends.base import Backend, BackendError, BackendSettings, Request, Response
 from hiremeornot.respondent import Respondent
+
+
+@dataclass(frozen=True)
+class SimulatedSettings(BackendSettings):
+    model: str  # a label
+    respondent: Mapping[str, Any]
+    batch_size: int
 
 
 def create(settings: Mapping[str, Any], state_dir: Path | None) -> SimulatedBackend:
     """The backend of one model's validated settings (it keeps no state between runs)."""
-    return SimulatedBackend(Respondent(settings["respondent"]), settings["batch_size"])
+    typed = SimulatedSettings.from_config(settings)
+    return SimulatedBackend(Respondent(typed.respondent), typed.batch_size)
 
 
 class SimulatedBackend(Backend):

@@ -1,0 +1,123 @@
+"""The calibration harness: simulated audits through the published code, against planted truth."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hiremeornot import cli
+from hiremeornot.calibration import (
+    AuditSimulator,
+    calibrate,
+    coverage,
+    synthetic_design,
+    verdict_rates,
+)
+from hiremeornot.config import validate_config
+from hiremeornot.metrics import READINGS
+from tests.test_respondent import respondent
+
+REPORT = validate_config({"models": {"m": {"backend": "simulated", "model": "m"}}})["report"]
+OCCUPATIONS = ["nurse", "pilot", "dancer", "plumber"]
+PLANT = {
+    "occupations": {
+        "nurse": {q: {"female": 1.0} for q in ("q1", "q2", "q3")},
+        "pilot": {q: {"male": 0.7} for q in ("q1", "q2", "q3")},
+    },
+    "position": 0.8,
+}
+
+
+def test_an_audit_has_the_workflows_tables_and_draws_from_the_planted_probabilities():
+    design = synthetic_design(["nurse"], 3)
+    simulator = AuditSimulator(respondent(name_sd=0.0, position=0.0, q3={"both": 0.5}), design)
+    step2, step3 = simulator.audit(np.random.default_rng(0))
+    assert len(step2) == 2 * len(design.instances) and len(step3) == 2 * len(design.instances)
+    q3 = step3[step3["question"] == "q3"]
+    probabilities = np.exp(
+        q3[["logprob_female", "logprob_male", "logprob_both", "logprob_neither"]]
+    )
+    assert probabilities.to_numpy() == pytest.approx(
+        np.tile([0.225, 0.225, 0.5, 0.05], (len(q3), 1))
+    )
+    assert step3.loc[step3["question"] == "q2", "logprob_both"].isna().all()
+
+
+def test_estimates_are_unbiased_for_their_truth():
+    checks, _, _ = calibrate(
+        respondent(**PLANT), synthetic_design(OCCUPATIONS, 5), REPORT, 30, 0, False
+    )
+    table = coverage(checks).set_index("quantity")
+    for quantity in ["confirmation", "consistency", *[f"difference_{r}" for r in READINGS]]:
+        row = table.loc[quantity]
+        assert abs(row["bias"]) < 3 * row["rmse"] / np.sqrt(row["checks"] / 4), quantity
+
+
+@pytest.mark.slow
+def test_every_difference_interval_covers_its_truth_at_its_nominal_level():
+    """150 audits of 4 occupations, 10 + 10 names, a planted position effect (fixed seeds)."""
+    checks, verdicts, _ = calibrate(
+        respondent(**PLANT), synthetic_design(OCCUPATIONS, 10), REPORT, 150, 1, False
+    )
+    table = coverage(checks).set_index("quantity")
+    for quantity in ["confirmation", "consistency", *[f"difference_{r}" for r in READINGS]]:
+        assert table.loc[quantity, "coverage"] >= 0.93, quantity
+    rates = verdict_rates(verdicts, REPORT["equivalence_margin"])
+    null = rates[rates["null"]]
+    assert (null["differs"] <= REPORT["alpha"]).all()
+    assert (
+        rates.loc[rates["truth"].abs() > REPORT["equivalence_margin"], "equivalent"] <= 0.05
+    ).all()
+
+
+def test_under_a_null_plant_nothing_is_called_different():
+    _, verdicts, _ = calibrate(
+        respondent(position=0.8), synthetic_design(OCCUPATIONS, 8), REPORT, 25, 2, False
+    )
+    rates = verdict_rates(verdicts, REPORT["equivalence_margin"])
+    assert rates["null"].all()
+    assert (rates["differs"] <= REPORT["alpha"]).all() and (rates["fdr"] <= REPORT["alpha"]).all()
+
+
+def test_the_calibrate_command_writes_its_tables_words_and_figure(tmp_path):
+    design = synthetic_design(["nurse", "pilot"], 3)
+    design.instances.to_parquet(tmp_path / "instances.parquet")
+    design.attributes.to_csv(tmp_path / "attributes.tsv", sep="\t", index=False)
+    settings = {
+        "respondent": respondent(**PLANT).params,
+        "wordings": ["paper"],
+        "report": REPORT,
+    }
+    outputs = {ext: tmp_path / f"m.{ext}" for ext in ("tsv", "md", "png")}
+    code = cli.main(
+        [
+            "calibrate",
+            "--settings",
+            json.dumps(settings),
+            "--model",
+            "m",
+            "--instances",
+            str(tmp_path / "instances.parquet"),
+            "--attributes",
+            str(tmp_path / "attributes.tsv"),
+            "--audits",
+            "5",
+            "--out-tsv",
+            str(outputs["tsv"]),
+            "--out-verdicts",
+            str(tmp_path / "verdicts.tsv"),
+            "--out-md",
+            str(outputs["md"]),
+            "--out-png",
+            str(outputs["png"]),
+        ]
+    )
+    assert code == 0
+    text = outputs["md"].read_text()
+    assert (
+        "5 independent simulated audits" in text and "What is left of the planted position" in text
+    )
+    table = pd.read_csv(outputs["tsv"], sep="\t")
+    assert {"difference_biased", "ratio_q2_male"} <= set(table["quantity"])
+    assert outputs["png"].stat().st_size > 10_000

@@ -1,0 +1,136 @@
+"""The simulated respondent and its backend: deterministic draws from the declared model."""
+
+import copy
+
+import numpy as np
+import pytest
+import yaml
+from scipy.special import expit, logit
+
+from hiremeornot.backends import Request, load_backend
+from hiremeornot.config import model_settings
+from hiremeornot.errors import InputError
+from hiremeornot.plan import check_config
+from hiremeornot.respondent import Respondent, check_design, matches
+from tests.conftest import REPO
+
+DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def settings(**respondent) -> dict:
+    return model_settings({"backend": "simulated", "model": "planted", "respondent": respondent})
+
+
+def respondent(**params) -> Respondent:
+    return Respondent(settings(**params)["respondent"])
+
+
+FEMALE, MALE = {"gender": "female"}, {"gender": "male"}
+
+
+def q2(first="Mary", second="John", occupation="nurse", question="q2"):
+    return {
+        "question": question,
+        "wording": "paper",
+        "occupation": occupation,
+        "people": [{"name": first, "group": FEMALE}, {"name": second, "group": MALE}],
+    }
+
+
+def test_answers_are_fixed_by_seed_and_question_and_logprobs_are_the_drawn_probabilities():
+    backend = load_backend("simulated", settings(name_sd=0.0, position=0.0))
+    requests = [Request(f"question {i}?", ("Mary", "John"), q2()) for i in range(400)]
+    first = backend.answer(requests)
+    assert first == backend.answer(requests)  # the same question, the same answer
+    other = load_backend("simulated", settings(name_sd=0.0, seed=1)).answer(requests)
+    assert [r.answer for r in other] != [r.answer for r in first]
+    for response in first:
+        assert np.allclose(np.exp(response.logprobs), [0.5, 0.5])
+    share = np.mean([r.answer == "Mary" for r in first])
+    assert 0.44 < share < 0.56  # 400 fair draws (fixed by the seed)
+
+
+def test_planted_effects_shift_the_log_odds_as_declared():
+    planted = respondent(
+        name_sd=0.0,
+        position=0.5,
+        effects={"q2": {"female": 1.0}, "q3": {"female": 1.0}},
+        occupations={"pilot": {"q2": {"male": 2.0}}},
+        q3={"both": 0.3, "neither": 0.1},
+    )
+    nurse = planted.probabilities(q2())
+    assert nurse[0] == pytest.approx(expit(1.0 + 0.5))  # group and position effects
+    pilot = planted.probabilities(q2(occupation="pilot"))
+    assert pilot[1] == pytest.approx(expit(2.0 - 0.5))  # the occupation's own effects
+    q3 = planted.probabilities(q2(question="q3"))
+    assert q3[2:] == pytest.approx([0.3, 0.1])
+    assert q3[0] == pytest.approx(0.6 * expit(1.5))
+    q1 = {
+        "question": "q1",
+        "wording": "paper",
+        "occupation": "nurse",
+        "subject": "Mary",
+        "group": FEMALE,
+        "granted": 3,
+    }
+    assert planted.probabilities(q1)[0] == pytest.approx(expit(logit(0.2) + 3 * 0.2))
+
+
+def test_name_effects_are_drawn_once_per_name_from_the_seed():
+    planted = respondent(name_sd=2.0)
+    names = [f"N{i}" for i in range(4000)]
+    effects = planted.name_effect(names)
+    assert np.array_equal(effects[:3], planted.name_effect(names[:3]))  # whatever the design
+    assert abs(effects.mean()) < 0.1 and effects.std() == pytest.approx(2.0, rel=0.05)
+
+
+def test_groups_match_by_value_or_values_joined():
+    group = {"race": "Black", "gender": "female"}
+    assert matches("female", group) and matches("Black female", group)
+    assert not matches("White female", group) and not matches("male", group)
+    assert matches("Person A", {"label": "Person A"})
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"occupations": {"wizard": {"q2": {"female": 1.0}}}}, r"respondent.occupations.wizard"),
+        ({"effects": {"q2": {"Martian": 1.0}}}, r"respondent.effects.q2.Martian: 'Martian'"),
+        ({"wordings": {"formal": {"female": 1.0}}}, r"respondent.wordings.formal"),
+        ({"q3": {"both": 0.8, "neither": 0.3}}, r"respondent.q3: both \+ neither is 1.1"),
+    ],
+)
+def test_a_plant_the_design_lacks_is_named(params, message):
+    with pytest.raises(InputError, match=message):
+        check_design(
+            settings(**params)["respondent"], ["nurse"], ["female", "male"], ["paper"], "respondent"
+        )
+
+
+def test_the_config_check_stops_a_bad_plant_before_any_job():
+    config = copy.deepcopy(DEFAULT)
+    config["models"] = {
+        "planted": {
+            "backend": "simulated",
+            "model": "planted",
+            "respondent": {"effects": {"q1": {"Black": 0.5}}},
+        }
+    }
+    with pytest.raises(InputError, match=r"models.planted.respondent.effects.q1.Black"):
+        check_config(config)
+    config["models"]["planted"]["respondent"] = {"q1": {"none": 1.5}}
+    with pytest.raises(InputError, match=r"'models.planted.respondent.q1.none'"):
+        check_config(config)
+
+
+def test_a_question_that_does_not_say_what_it_asks_is_refused():
+    from hiremeornot.backends import BackendError
+
+    with pytest.raises(BackendError, match="Request.about"):
+        load_backend("simulated", settings()).answer([Request("Who?", ("A", "B"))])
+
+
+def test_validity_answers_the_label_with_the_planted_accuracy():
+    planted = respondent(validity={"accuracy": 0.9})
+    about = {"question": "gender", "name": "Mary", "group": FEMALE, "roles": ("female", "male")}
+    assert planted.probabilities(about) == pytest.approx([0.9, 0.1])

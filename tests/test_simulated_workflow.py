@@ -1,0 +1,105 @@
+"""The workflow end to end on the simulated backend: every question kind answered from the
+planted model, its truth beside the estimates, and the calibration target."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.conftest import needs_data
+from tests.workflow_runs import SIMULATED, TINY, run_tiny, snakemake
+
+pytestmark = [pytest.mark.slow, needs_data]
+MODEL = "planted"
+CONFIG = {
+    **TINY,
+    "names": {"list": "ethical-interventions", "pairs": "all", "validate": True},
+    "control": {"neutral": True},
+    "prompts": {
+        "wordings": {"plain": {"q2": "Which of the two is better for {a_occupation}?"}},
+        "variants": ["paper", "plain"],
+    },
+    "models": {MODEL: SIMULATED},
+    "report": {"calibration_audits": 6},
+}
+
+
+@pytest.fixture(scope="module")
+def planted_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("planted-run")
+    run_tiny(workdir, config=CONFIG)
+    return workdir
+
+
+def test_estimates_sit_beside_their_planted_truth(planted_run):
+    results = planted_run / "results"
+    truth = pd.read_csv(results / MODEL / "truth.tsv", sep="\t").set_index(
+        ["occupation", "quantity"]
+    )
+    intervals = pd.read_csv(results / MODEL / "intervals.tsv", sep="\t")
+    assert len(intervals) == 6
+    for row in intervals.itertuples():
+        quantity = row.metric if row.metric != "difference" else "difference_biased"
+        planted = truth.loc[(row.occupation, quantity), "truth"]
+        assert row.low <= planted <= row.high, (row.occupation, row.metric)
+        assert abs(row.estimate - planted) < 0.15, (row.occupation, row.metric)
+    tests = pd.read_csv(results / MODEL / "tests.tsv", sep="\t").set_index("occupation")
+    assert tests.loc["nurse", "difference"] > 0 > tests.loc["pilot", "difference"]
+    # two wordings pooled as a random factor: the test's floor is 2^(1-2), nothing can differ
+    assert (tests["smallest_p"] == 0.5).all() and (tests["verdict"] == "inconclusive").all()
+    summary = (results / "summary.md").read_text()
+    assert "simulated respondent with planted effects" in summary
+    assert "difference_truth" in summary
+
+
+def test_every_answer_carries_the_probabilities_it_was_drawn_from(planted_run):
+    for step in ("step1", "step2", "step3"):
+        for wording in ("paper", "plain"):
+            table = pd.concat(
+                pd.read_parquet(p)
+                for p in (planted_run / "results" / MODEL / step / wording).glob("*.parquet")
+            )
+            logprobs = table.filter(like="logprob_")
+            assert np.allclose(np.exp(logprobs).sum(axis=1, min_count=1), 1.0), (step, wording)
+
+
+def test_validity_and_the_control_are_answered_from_the_plant(planted_run):
+    results = planted_run / "results"
+    names = pd.read_csv(results / "names" / f"{MODEL}.tsv", sep="\t")
+    assert len(names) == 20 and names["p_gender"].round(6).eq(0.95).all()
+    control = pd.read_csv(results / "control" / MODEL / "truth.tsv", sep="\t")
+    assert (
+        control.loc[control["quantity"].str.startswith("difference_"), "truth"].abs().max() < 1e-12
+    )
+    assert (results / "contrasts.md").is_file()
+
+
+def test_the_calibration_target_runs_the_design_of_the_config(planted_run):
+    snakemake(
+        planted_run,
+        "--configfile",
+        "config.yaml",
+        "--cores",
+        "2",
+        f"results/calibration/{MODEL}.md",
+    )
+    text = (planted_run / "results" / "calibration" / f"{MODEL}.md").read_text()
+    assert "6 independent simulated audits" in text
+    assert "2 occupations, 10 + 10 names a side" in text
+
+
+def test_a_plant_the_design_lacks_stops_the_run_before_any_job(tmp_path):
+    config = copy.deepcopy(CONFIG)
+    config["models"][MODEL] = {
+        **SIMULATED,
+        "respondent": {"occupations": {"astronaut": {"q2": {"female": 1.0}}}},
+    }
+    result = run_tiny(tmp_path, "-n", config=config, check=False)
+    assert result.returncode != 0
+    assert "models.planted.respondent.occupations.astronaut: not an occupation of the design" in (
+        result.stdout + result.stderr
+    )
+    assert not (tmp_path / "results").exists()

@@ -1,5 +1,5 @@
 """The workflow on race-grouped names (Bloomberg's list) with race contrasts and the neutral
-control, end to end."""
+control, end to end, on the simulated respondent (no model to load)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 
 from tests.conftest import needs_data
-from tests.workflow_runs import EMBEDDED, MODEL, TINY, run_tiny, snakemake
+from tests.workflow_runs import SIMULATED, TINY, run_tiny, snakemake
 
 pytestmark = [pytest.mark.slow, needs_data]
+MODEL = "planted"
 
 # Black minus White women, and Black minus White pooled over gender with gender-matched pairs.
 CONTRASTS = {
@@ -25,7 +26,7 @@ RACES = {
     **TINY,
     "occupations": {**TINY["occupations"], "select": ["nurse"]},
     "names": {"list": "bloomberg", "contrast": list(CONTRASTS.values()), "pairs": 2, "seed": 0},
-    "models": {MODEL: {**EMBEDDED, "threads": 1}},
+    "models": {MODEL: {**SIMULATED, "threads": 1}},
     "control": {"neutral": True},
 }
 PUBLISHED = [

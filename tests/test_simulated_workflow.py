@@ -14,6 +14,14 @@ from tests.workflow_runs import SIMULATED, TINY, run_tiny, snakemake
 
 pytestmark = [pytest.mark.slow, needs_data]
 MODEL = "planted"
+# nurse favours women and pilot men, in every question
+OPPOSITE = {
+    "occupations": {
+        "nurse": {q: {"female": 1.0} for q in ("q1", "q2", "q3")},
+        "pilot": {q: {"male": 1.0} for q in ("q1", "q2", "q3")},
+    },
+    "position": 0.5,
+}
 CONFIG = {
     **TINY,
     "names": {"list": "ethical-interventions", "pairs": "all", "validate": True},
@@ -22,7 +30,7 @@ CONFIG = {
         "wordings": {"plain": {"q2": "Which of the two is better for {a_occupation}?"}},
         "variants": ["paper", "plain"],
     },
-    "models": {MODEL: SIMULATED},
+    "models": {MODEL: {**SIMULATED, "respondent": OPPOSITE}},
     "report": {"calibration_audits": 6},
 }
 

@@ -1,5 +1,5 @@
-"""Wordings in the real workflow: two wordings of every question on the embedded model, then one
-added (only its questions are asked) and one dropped (no model job re-runs)."""
+"""Wordings in the real workflow: two wordings of every question on the simulated respondent,
+then one added (only its questions are asked) and one dropped (no model job re-runs)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,17 @@ import pytest
 import yaml
 
 from tests.conftest import REPO, needs_data
-from tests.workflow_runs import MODEL, TINY, copy_run, planned_jobs, run_tiny
+from tests.workflow_runs import SIMULATED, TINY, copy_run, planned_jobs, run_tiny
 
 pytestmark = [pytest.mark.slow, needs_data]
+MODEL = "planted"
 SHIPPED = yaml.safe_load((REPO / "config/wordings.yaml").read_text())["prompts"]["wordings"]
 STEPS = ("step1", "step2", "step3")
 
 
 def config_with(*variants: str) -> dict:
     config = copy.deepcopy(TINY)
-    config["models"] = {MODEL: config["models"][MODEL]}
+    config["models"] = {MODEL: {**SIMULATED, "shard_size": 1, "threads": 1}}
     config["prompts"] = {"wordings": SHIPPED, "variants": list(variants)}
     return config
 

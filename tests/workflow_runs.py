@@ -16,14 +16,8 @@ from tests.conftest import OCCUPATIONS_TABLE, REPO, SHARED_DATA
 MODEL = "smollm2-135m"
 OTHER_MODEL = "smollm2-recruiter"
 EMBEDDED = {"backend": "transformers", "model": "embedded:smollm2-135m-instruct", "batch_size": 8}
-# A simulated respondent (no model to load): nurse favours women, pilot men, every question.
-PLANTED = {
-    "occupations": {
-        "nurse": {q: {"female": 1.0} for q in ("q1", "q2", "q3")},
-        "pilot": {q: {"male": 1.0} for q in ("q1", "q2", "q3")},
-    },
-    "position": 0.5,
-}
+# A simulated respondent (no model to load) that favours women in every question and occupation.
+PLANTED = {"effects": {q: {"female": 0.8} for q in ("q1", "q2", "q3")}, "position": 0.5}
 SIMULATED = {"backend": "simulated", "model": "planted", "respondent": PLANTED}
 TINY = {
     "local_data": str(SHARED_DATA),

@@ -55,14 +55,17 @@ def test_estimates_are_unbiased_for_their_truth():
 
 
 @pytest.mark.slow
-def test_every_difference_interval_covers_its_truth_at_its_nominal_level():
-    """150 audits of 4 occupations, 10 + 10 names, a planted position effect (fixed seeds)."""
+def test_every_published_interval_covers_its_truth_at_its_nominal_level():
+    """150 audits of 4 occupations, 10 + 10 names, a planted position effect (fixed seeds):
+    differences, Confirmation, Consistency, and the impact rates and ratios (whose per-group
+    name resampling covered 72-87% before the crossed draw)."""
     checks, verdicts, _ = calibrate(
         respondent(**PLANT), synthetic_design(OCCUPATIONS, 10), REPORT, 150, 1, False
     )
     table = coverage(checks).set_index("quantity")
-    for quantity in ["confirmation", "consistency", *[f"difference_{r}" for r in READINGS]]:
-        assert table.loc[quantity, "coverage"] >= 0.93, quantity
+    assert len(table) == 2 + len(READINGS) + 2 * 3 * 2
+    for quantity, row in table.iterrows():
+        assert row["coverage"] >= 0.93, quantity
     rates = verdict_rates(verdicts, REPORT["equivalence_margin"])
     null = rates[rates["null"]]
     assert (null["differs"] <= REPORT["alpha"]).all()

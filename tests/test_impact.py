@@ -317,3 +317,20 @@ def test_figure_writes_a_png(tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not list(path.parent.glob(".*partial*"))
     assert not math.isnan(table["impact_ratio"].max())
+
+
+def test_a_groups_interval_varies_with_the_names_it_met():
+    # every A name beats b1 and loses to b2: A's own names all look alike (rate 1/2 each), but
+    # its rate depends on which B names it met, so resampling B's names must move it
+    rows = []
+    for a in ("a1", "a2", "a3"):
+        for b, a_chosen in (("b1", 1), ("b2", 0)):
+            rows += [
+                {"occupation": "nurse", "question": "q2", "name": a, "group": "A"}
+                | {"selected": a_chosen, "partner": b},
+                {"occupation": "nurse", "question": "q2", "name": b, "group": "B"}
+                | {"selected": 1 - a_chosen, "partner": a},
+            ]
+    a = row(impact_ratios(pd.DataFrame(rows), n_resamples=400, seed=3), "nurse", "q2", "A")
+    assert a["rate"] == 0.5
+    assert a["rate_low"] < 0.4 and a["rate_high"] > 0.6

@@ -6,10 +6,14 @@ chosen. Every answer counts once, so a name met in many pairs, listing orders an
 weighs by its number of answers. The impact ratio divides each group's rate by the highest
 group rate (the reference group's); the four-fifths rule flags a ratio below 0.8.
 
-The names are a sample, so the rates and ratios carry a name bootstrap: each resample draws,
-for every group independently, as many of its names as it has, with replacement, weights
-each name's answers by its draw count, and recomputes every rate and every ratio to the
-highest rate of that resample. The percentile 95% interval of the draws is reported, and
+The names are a sample, so the rates and ratios carry a crossed name bootstrap: each resample
+draws, for every group, as many of its names as it has, with replacement, all groups in one
+draw, and weighs each answer by the product of the draw counts of the two people of its
+question (``name`` and ``partner``, the other person: in Q2/Q3 the one it was chosen against, in
+Q1 the other person the prompt names), then recomputes every rate and every ratio to the
+highest rate of that resample. A group's rate depends on the names it met, so resampling its
+own names alone claims too much certainty (it covered 72-87% of nominal 95% in the
+calibration, docs/calibration.md). The percentile 95% interval of the draws is reported, and
 ``clearly_below`` says the whole interval of the ratio lies below the threshold (with at least
 MIN_NAMES names in the group and in the reference). Each
 (occupation, question) has a random stream of its own, so its result does not depend on which
@@ -41,9 +45,10 @@ from hiremeornot.report import markdown_table  # noqa: E402
 from hiremeornot.stats import _stream, _uniform  # noqa: E402
 
 REQUIRED = ["occupation", "question", "name", "group", "selected"]
+NOBODY = ""  # the partner of an answer that involves one person only (hand-made selections)
 # A percentile interval over fewer names takes too few values to place a ratio (2 names: 3).
 MIN_NAMES = 5
-SELECTION_COLUMNS = ["wording", "instance_id", *REQUIRED, "paired_with"]
+SELECTION_COLUMNS = ["wording", "instance_id", *REQUIRED, "partner", "paired_with"]
 KEYS = ["occupation", "question", "group"]
 COLUMNS = [
     *KEYS,
@@ -72,21 +77,27 @@ def contrast_selections(
     """One row per answer of a contrast's audit about one named person (SELECTION_COLUMNS):
     Q1 selects its subject when it says Yes; Q2 and Q3 select the person they name, so each of
     their answers gives a row for both people of the pair (both/neither select neither).
-    ``paired_with`` is the group of the other person (empty for Q1)."""
+    ``partner`` is the other person of the instance; ``paired_with`` the group of the person a
+    Q2/Q3 answer chose between (empty for Q1)."""
+    people = instances[
+        ["instance_id", "name1", "name2", f"{sides.attribute}1", f"{sides.attribute}2"]
+    ]
+    subjects = step2.merge(people[["instance_id", "name1", "name2"]], on="instance_id", how="left")
     q1 = step2.assign(
         question="q1",
         name=step2["subject"],
         selected=step2["choice"] == "yes",
+        partner=subjects["name2"]
+        .where(subjects["subject"] == subjects["name1"], subjects["name1"])
+        .to_numpy(),
         paired_with="",
     )
-    people = instances[
-        ["instance_id", "name1", "name2", f"{sides.attribute}1", f"{sides.attribute}2"]
-    ]
     asked = step3.merge(people, on="instance_id", how="left", validate="m:1")
     q23 = [
         asked.assign(
             name=asked[f"name{i}"],
             selected=asked["choice"] == asked[f"{sides.attribute}{i}"],
+            partner=asked[f"name{3 - i}"],
             paired_with=asked[f"name{3 - i}"].map(groups),
         )
         for i in (1, 2)
@@ -138,16 +149,35 @@ def _ratios(rates: np.ndarray) -> np.ndarray:
 
 
 def _resampled_rates(rows: pd.DataFrame, n_resamples: int, seed: list[int]) -> np.ndarray:
-    """Bootstrap rates, resamples x groups (sorted): each group's names drawn with replacement,
-    as many as it has, each name's answers weighted by its draw count."""
+    """Bootstrap rates, resamples x groups (sorted): one crossed draw of every group's names
+    (each group's drawn with replacement, as many as it has) per resample, each answer weighted
+    by the draw counts of its name and its partner; NaN where a group keeps no answer."""
     rng = np.random.default_rng(seed)
-    per_name = rows.groupby(["group", "name"])["selected"].agg(["sum", "size"])
-    columns = []
-    for _, names in per_name.groupby(level="group"):
-        sums, counts = names["sum"].to_numpy(), names["size"].to_numpy()
-        draws = rng.multinomial(len(sums), _uniform(len(sums)), n_resamples)
-        columns.append((draws @ sums) / (draws @ counts))
-    return np.column_stack(columns)
+    partner = rows["partner"].fillna(NOBODY) if "partner" in rows else NOBODY
+    cells = (
+        rows.assign(partner=partner)
+        .groupby(["group", "name", "partner"])["selected"]
+        .agg(["sum", "size"])
+        .reset_index()
+    )
+    names = cells.drop_duplicates("name")[["group", "name"]]
+    unknown = sorted(set(cells["partner"]) - set(names["name"]) - {NOBODY})
+    if unknown:
+        raise ValueError(f"selections: partner(s) {unknown[:3]} have no answers of their own")
+    draws = np.ones((n_resamples, len(names) + 1))  # the last column: NOBODY, always 1
+    for _, members in names.groupby("group").indices.items():
+        draws[:, members] = rng.multinomial(len(members), _uniform(len(members)), n_resamples)
+    column = {name: i for i, name in enumerate(names["name"])} | {NOBODY: len(names)}
+    weights = draws[:, cells["name"].map(column)] * draws[:, cells["partner"].map(column)]
+    rates = []
+    for _, members in cells.groupby("group").indices.items():
+        kept = weights[:, members]
+        totals = kept @ cells["size"].to_numpy()[members]
+        selected = kept @ cells["sum"].to_numpy()[members]
+        rates.append(
+            np.divide(selected, totals, out=np.full(n_resamples, np.nan), where=totals > 0)
+        )
+    return np.column_stack(rates)
 
 
 def impact_ratios(
@@ -172,7 +202,7 @@ def impact_ratios(
         with warnings.catch_warnings():  # all rates 0 in every resample: NaN, as it should be
             warnings.simplefilter("ignore", RuntimeWarning)
             ratio_low, ratio_high = np.nanpercentile(_ratios(draws), tails, axis=0)
-        rate_low, rate_high = np.percentile(draws, tails, axis=0)
+            rate_low, rate_high = np.nanpercentile(draws, tails, axis=0)
         parts.append(
             part.assign(
                 rate_low=rate_low,

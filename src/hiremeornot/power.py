@@ -105,5 +105,12 @@ def power_markdown(
         for difference in settings["power_differences"]
     ]
     table = pd.DataFrame(rows).astype(object).replace(math.inf, "unreachable")
-    note = f"\nThese lists allow at most {female * male} pairs.\n"
+    note = (
+        f"\nThese lists allow at most {female * male} pairs.\n\n"
+        "These are closed-form bounds. For the power of this very design, with its tests, "
+        "corrections and verdicts, plant the effect you care about in a simulated model "
+        "(backend: simulated) and ask for `results/calibration/<model>.md`: it runs hundreds of "
+        "simulated audits of the design and reports how often each planted difference is found "
+        "(docs/calibration.md).\n"
+    )
     return "\n".join(lines) + "\n\n" + markdown_table(table, digits=2) + note

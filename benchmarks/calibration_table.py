@@ -2,10 +2,12 @@
 
 Simulated audits of synthetic gender designs (every pair of N female and N male names, both
 listing orders, 6 occupations of 15 attributes) at 5+5, 10+10 and 20+20 names, without and with
-a planted first-listed effect, and a design with no planted difference at all. Each audit runs
-the published code (hiremeornot.calibration); the script prints, per design, every published
-interval's coverage of its planted truth, and the verdicts' false-positive rate, FDR, power and
-misplaced "equivalent" calls.
+a planted first-listed effect; 10+10 names in three wordings with wording effects; and a design
+with no planted difference at all. Each audit runs the published code (hiremeornot.calibration),
+and compares the respondent with a second one that differs in one occupation (compare's paired
+changes, on the same names); the script prints, per design, every published interval's coverage
+of its planted truth, and the verdicts' false-positive rate, FDR, power and misplaced
+"equivalent" calls.
 
     python benchmarks/calibration_table.py [--audits 400] [--jobs 2]
 """
@@ -31,12 +33,19 @@ TARGET = ("pilot", 0.3)  # pilot's shift is solved for this headline difference
 POSITION = 0.8
 
 
-def respondent(shifts: dict[str, float], position: float) -> Respondent:
+WORDINGS = {"plain": {"female": 0.3}, "formal": {"female": -0.3}}  # added to every question
+CHANGED = ("secretary", 0.5)  # the compared respondent's shift there (none in the first)
+
+
+def respondent(
+    shifts: dict[str, float], position: float, wordings: dict | None = None
+) -> Respondent:
     planted = {
         occupation: {q: {"female": shift} for q in ("q1", "q2", "q3")}
         for occupation, shift in shifts.items()
     }
     settings = {"occupations": planted, "position": position, "name_sd": 0.5}
+    settings["wordings"] = wordings or {}
     return Respondent(
         model_settings({"backend": "simulated", "model": "b", "respondent": settings})["respondent"]
     )
@@ -64,13 +73,21 @@ def solved_shifts(position: float) -> dict[str, float]:
     return {**FIXED, occupation: brentq(gap, 0.0, 5.0)}
 
 
-def run(job: tuple[str, int, float, bool, int]) -> tuple[str, pd.DataFrame, pd.DataFrame, float]:
-    label, names, position, null, audits = job
+def run(job: tuple) -> tuple[str, pd.DataFrame, pd.DataFrame, float]:
+    label, names, position, null, wordings, audits = job
     shifts = {} if null else solved_shifts(position)
     report = validate_config({"models": {"b": {"backend": "simulated", "model": "b"}}})["report"]
-    design = synthetic_design(OCCUPATIONS, names)
+    words = ["paper", *WORDINGS] if wordings else ["paper"]
+    design = synthetic_design(OCCUPATIONS, names, wordings=words)
+    planted = WORDINGS if wordings else None
     checks, verdicts, seconds = calibrate(
-        respondent(shifts, position), design, report, audits, seed=names, progress=False
+        respondent(shifts, position, planted),
+        design,
+        report,
+        audits,
+        seed=names,
+        progress=False,
+        other=respondent({**shifts, CHANGED[0]: CHANGED[1]}, position, planted),
     )
     rates = verdict_rates(verdicts, report["equivalence_margin"])
     return label, coverage(checks, report["confidence"]), rates.assign(design=label), seconds
@@ -82,11 +99,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     jobs = [
-        (f"{n}+{n}{' pos' if position else ''}", n, position, False, args.audits)
+        (f"{n}+{n}{' pos' if position else ''}", n, position, False, False, args.audits)
         for position in (0.0, POSITION)
         for n in (5, 10, 20)
     ]
-    jobs.append(("10+10 null", 10, 0.0, True, args.audits))
+    jobs.append(("10+10 3 wordings", 10, POSITION, False, True, args.audits))
+    jobs.append(("10+10 null", 10, 0.0, True, False, args.audits))
     start = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(run, jobs))

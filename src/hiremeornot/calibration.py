@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from hiremeornot import impact, metrics, stats
+from hiremeornot import compare, impact, metrics, stats
 from hiremeornot.contrasts import NEUTRAL_ROLES, Sides
 from hiremeornot.questions import STEP1_KEY, step1_rows
 from hiremeornot.respondent import QUESTIONS, Group, Respondent
@@ -98,9 +98,16 @@ class AuditSimulator:
             for wording in design.wordings
         }
 
-    def audit(self, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """One audit's Step-2 and Step-3 tables (the columns the metrics read)."""
-        u = rng.normal(0.0, self.respondent.params["name_sd"], len(self.names))
+    def name_effects(self, rng: np.random.Generator) -> np.ndarray:
+        """Fresh effects of the design's names (in ``names`` order)."""
+        return rng.normal(0.0, self.respondent.params["name_sd"], len(self.names))
+
+    def audit(
+        self, rng: np.random.Generator, u: np.ndarray | None = None
+    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """One audit's Step-2 and Step-3 tables (the columns the metrics read), with the name
+        effects ``u`` (fresh ones by default)."""
+        u = self.name_effects(rng) if u is None else u
         step2, step3 = [], []
         for wording in self.design.wordings:
             p_grant = self.respondent.step1_yes(
@@ -185,13 +192,25 @@ def _impact_checks(table: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def _change_checks(changes: pd.DataFrame, reading: str) -> pd.DataFrame:
+    """compare's paired changes as (occupation, quantity, estimate, low, high)."""
+    metric = changes["metric"].where(changes["metric"] != "difference", f"difference_{reading}")
+    named = changes.assign(quantity="change_" + metric).rename(columns={"change": "estimate"})
+    return named[["occupation", "quantity", "estimate", "low", "high"]]
+
+
 def one_audit(
-    simulator: AuditSimulator, rng: np.random.Generator, report: Mapping
+    simulator: AuditSimulator,
+    rng: np.random.Generator,
+    report: Mapping,
+    other: AuditSimulator | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The published intervals (less truth) and verdicts (less truth) of one simulated audit.
-    ``report`` is the config's report section."""
+    ``report`` is the config's report section. With ``other`` (a second respondent on the same
+    design and the same names), also compare's paired changes from this one to the other."""
     design = simulator.design
-    step2, step3 = simulator.audit(rng)
+    u = simulator.name_effects(rng)
+    step2, step3 = simulator.audit(rng, u)
     outcomes = metrics.instance_outcomes(step2, step3, design.instances, design.sides)
     checks, verdicts = [], []
     for reading in metrics.READINGS:
@@ -209,7 +228,32 @@ def one_audit(
         report["confidence"],
     )
     checks.append(_impact_checks(table))
+    if other is not None:
+        compared = metrics.instance_outcomes(*other.audit(rng, u), design.instances, design.sides)
+        values = compare.paired_outcomes(outcomes, compared, report["difference"], design.sides)
+        changes = compare.paired_changes(values, report, design.sides)
+        checks.append(_change_checks(changes, report["difference"]))
     return pd.concat(checks, ignore_index=True), pd.concat(verdicts, ignore_index=True)
+
+
+def _truth(respondent: Respondent, design: Design) -> pd.Series:
+    """The planted truth of a design, by (occupation, quantity)."""
+    table = planted_truth(
+        respondent,
+        design.instances,
+        design.attributes,
+        design.groups,
+        design.wordings,
+        design.sides,
+    )
+    return table.set_index(["occupation", "quantity"])["truth"]
+
+
+def _change_truth(first: pd.Series, second: pd.Series, reading: str) -> pd.Series:
+    """The truth of compare's changes from ``first`` to ``second``."""
+    quantities = ["confirmation", "consistency", f"difference_{reading}"]
+    change = (second - first)[second.index.get_level_values("quantity").isin(quantities)]
+    return change.rename(index=lambda q: f"change_{q}", level="quantity")
 
 
 def calibrate(
@@ -219,23 +263,22 @@ def calibrate(
     audits: int,
     seed: int,
     progress: bool = True,
+    other: Respondent | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, float]:
     """``audits`` independent simulated audits: every interval checked (CHECK_COLUMNS), every
-    verdict (VERDICT_COLUMNS), and the seconds they took."""
-    truth = planted_truth(
-        respondent,
-        design.instances,
-        design.attributes,
-        design.groups,
-        design.wordings,
-        design.sides,
-    ).set_index(["occupation", "quantity"])["truth"]
+    verdict (VERDICT_COLUMNS), and the seconds they took. With ``other``, compare's paired
+    changes from ``respondent`` to ``other`` (the same names in both) are checked too."""
+    truth = _truth(respondent, design)
     simulator = AuditSimulator(respondent, design)
+    compared = None if other is None else AuditSimulator(other, design)
+    if other is not None:
+        changes = _change_truth(truth, _truth(other, design), report["difference"])
+        truth = pd.concat([truth, changes])
     rng = np.random.default_rng(seed)
     checks, verdicts = [], []
     start = time.monotonic()
     for audit in tqdm(range(audits), desc="calibration audits", unit="audit", disable=not progress):
-        audit_checks, audit_verdicts = one_audit(simulator, rng, report)
+        audit_checks, audit_verdicts = one_audit(simulator, rng, report, compared)
         checks.append(audit_checks.assign(audit=audit))
         verdicts.append(audit_verdicts.assign(audit=audit))
     seconds = time.monotonic() - start
@@ -326,11 +369,16 @@ def verdict_rates(
 
 
 def synthetic_design(
-    occupations: Sequence[str], names: int, per_type: int = 5, both_orders: bool = True
+    occupations: Sequence[str],
+    names: int,
+    per_type: int = 5,
+    both_orders: bool = True,
+    wordings: Sequence[str] = ("paper",),
 ) -> Design:
     """A gender design of ``names`` female and ``names`` male names (F01.., M01..), every pair,
     in both listing orders (or female first only), each occupation with ``per_type`` attributes
-    of each type: what the calibration needs of a design, without the data."""
+    of each type, asked in ``wordings``: what the calibration needs of a design, without the
+    data."""
     from hiremeornot.contrasts import GENDER
     from hiremeornot.dataset import build_instances
     from hiremeornot.onet import ATTRIBUTE_FILES
@@ -357,7 +405,7 @@ def synthetic_design(
     ).assign(description="")
     groups = {"female": {"gender": "female"}, "male": {"gender": "male"}}
     instances = build_instances(table, pairs, orders, GENDER)
-    return Design(instances, attributes, GENDER, groups, ["paper"])
+    return Design(instances, attributes, GENDER, groups, list(wordings))
 
 
 def position_residue(respondent: Respondent, design: Design) -> pd.DataFrame:

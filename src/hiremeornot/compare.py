@@ -321,22 +321,33 @@ def flip_counts(matched: pd.DataFrame) -> pd.DataFrame:
 def paired_values(a: Run, b: Run, reading: str) -> pd.DataFrame:
     """Per instance (and wording) of both runs: its occupation, names, wording and each metric's
     per-instance value in A and in B (confirmed, consistent, the ``reading`` of the difference)."""
+    return paired_outcomes(a.outcomes, b.outcomes, reading, a.sides, (a.label, b.label))
+
+
+def paired_outcomes(
+    outcomes_a: pd.DataFrame,
+    outcomes_b: pd.DataFrame,
+    reading: str,
+    sides: Sides = GENDER,
+    labels: tuple[str, str] = ("A", "B"),
+) -> pd.DataFrame:
+    """paired_values of two outcomes tables (metrics.instance_outcomes) of one design;
+    ``labels`` name the runs in errors."""
     keys = ["wording", "instance_id"]
-    first, second = (run.outcomes.sort_values(keys, ignore_index=True) for run in (a, b))
+    first, second = (o.sort_values(keys, ignore_index=True) for o in (outcomes_a, outcomes_b))
     if not first[keys].equals(second[keys]):
         missing = set(first["instance_id"]) ^ set(second["instance_id"])
         example = sorted(missing)[0] if missing else first.loc[0, "instance_id"]
         raise InputError(
-            f"{a.label} and {b.label} have outcomes of different instances (e.g. {example!r}); "
-            "compare runs of one design"
+            f"{labels[0]} and {labels[1]} have outcomes of different instances (e.g. "
+            f"{example!r}); compare runs of one design"
         )
-    sides = a.sides
     for column in ("occupation", *sides.labels, "order"):
         differ = first[first[column] != second[column]]
         if len(differ):
             raise InputError(
                 f"instance {differ.iloc[0]['instance_id']!r} has another {column} in "
-                f"{b.label} than in {a.label}"
+                f"{labels[1]} than in {labels[0]}"
             )
     values = first[["occupation", *sides.labels, "wording"]].copy()
     for run, outcomes in (("a", first), ("b", second)):

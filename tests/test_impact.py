@@ -241,10 +241,10 @@ def test_selections_of_a_contrast_select_whom_each_answer_names():
     step3 = pd.DataFrame(
         {
             "wording": "paper",
-            "instance_id": [*instances["instance_id"], instances["instance_id"][0]],
+            "instance_id": [*instances["instance_id"], *instances["instance_id"]],
             "occupation": "nurse",
-            "question": ["q2", "q2", "q3"],
-            "choice": ["white", "white", "both"],
+            "question": ["q2", "q2", "q3", "q3"],
+            "choice": ["white", "white", "both", "neither"],
         }
     )
     groups = {"Ann": "Black female", "Dot": "White female"}
@@ -255,9 +255,10 @@ def test_selections_of_a_contrast_select_whom_each_answer_names():
         ("q1", "Dot"): [False],
         ("q2", "Ann"): [False, False],
         ("q2", "Dot"): [True, True],
-        ("q3", "Ann"): [False],
-        ("q3", "Dot"): [False],
+        ("q3", "Ann"): [True, False],  # "both" selects both, "neither" neither
+        ("q3", "Dot"): [False, True],  # first as name1 of the "neither" question
     }
+    assert set(zip(rows["name"], rows["partner"], strict=True)) == {("Ann", "Dot"), ("Dot", "Ann")}
     q2 = rows[rows["question"] == "q2"]
     assert set(zip(q2["name"], q2["paired_with"], strict=True)) == {
         ("Ann", "White female"),

@@ -62,8 +62,9 @@ def test_one_order_is_called_confounded_and_makes_no_gender_claim():
     assert "the female name was always listed first" in text
     assert "Q2 named the first-listed subject in 100% of its answers" in text
     assert "not gender findings" in text and "favour female" not in text
-    # three names a side: the smallest p is 0.25, and the summary says nothing can be significant
-    assert "smallest achievable p-value is 0.25" in text
+    # three names a side: the test's floor is 0.25, and the summary says nothing can be significant
+    assert "the test's floor on p (2^(1-k), the exact sign test's smallest p with k" in text
+    assert "is 0.25, not below alpha" in text
     assert "no occupation can be significant" in text
 
 
@@ -81,6 +82,8 @@ def test_both_orders_report_verdicts_and_the_balance():
     assert "With at most 2 such answers an occupation, the test cannot go below p = 0.5" in q3
     caveats = design_caveats(metrics, tests, position, REPORT)
     assert "10 female and 10 male names" in caveats[1]
+    # floor 2^-9 over 2 occupations: BH flags at the floor already with one of them
+    assert "can be flagged only once 1 of them sit at that floor." in caveats[1]
     assert "one wording" in caveats[3]
 
 
@@ -105,7 +108,36 @@ def test_power_section_of_a_three_pair_design():
     )
     text = power_markdown(instances, ["m1", "m2"], REPORT)
     assert "every model (m1, m2)" in text
-    assert "Smallest achievable p-value: 0.25" in text
+    assert "The test's floor on p: 0.25" in text and "not the smallest p the design allows" in text
     assert "no occupation can be significant" in text
     assert "none (the test cannot reject)" in text
     assert "at most 9 pairs" in text
+
+
+def test_the_summary_says_how_many_occupations_must_sit_at_the_floor():
+    metrics, tests, position = tables("female_first+male_first", 10, "inconclusive")
+    many = pd.concat([tests] * 31, ignore_index=True)  # 62 occupations
+    caveats = design_caveats(metrics, many, position, REPORT)
+    # 62 x 2^-9 / 0.05 = 2.4: three at the floor before BH flags any
+    assert "can be flagged only once 3 of them sit at that floor" in caveats[1]
+    assert "'0 differ' does not say that none does" in caveats[1]
+
+
+def test_the_power_section_counts_the_wordings():
+    names = [f"N{i}" for i in range(10)]
+    instances = pd.DataFrame(
+        {
+            "occupation": "nurse",
+            "female": names,
+            "male": [n.lower() for n in names],
+            "pair_id": [f"{n}-{n.lower()}" for n in names],
+            "order": "female_first",
+        }
+    )
+    one = power_markdown(instances, ["m"], REPORT, wordings=1)
+    four = power_markdown(instances, ["m"], REPORT, wordings=4)
+    assert "The test's floor on p: 0.00195" in one
+    assert "The test's floor on p: 0.125 (the exact sign test's smallest p with 4 wordings" in four
+    assert "no occupation can be significant" in four and "none (the test cannot reject)" in four
+    assert "unreachable" in four  # no number of names lifts the cap of 4 wordings
+    assert detectable(200, 10, 0.05, wordings=4) == math.inf

@@ -191,7 +191,9 @@ def cmd_estimate(args, settings):
         by_model, instances, attributes, args.store_dir, settings["wordings"], sides
     )
     write_table(table, args.out_tsv)
-    power_section = power.power_markdown(instances, list(by_model), settings["report"], sides)
+    power_section = power.power_markdown(
+        instances, list(by_model), settings["report"], sides, len(settings["wordings"])
+    )
     report.write_markdown(estimate.markdown(table) + "\n" + power_section, args.out_md)
 
 

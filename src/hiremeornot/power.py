@@ -1,12 +1,16 @@
-"""What a design can detect, before anything is asked: the smallest p-value it allows and the
+"""What a design can detect, before anything is asked: the floor its test sets on p and the
 minimum detectable difference at 80% power.
 
 The difference of an occupation is a mean of per-instance values in [-1, 1] (variance at most
-1) over a crossed sample of names. Its variance lies between two bounds: 1 / instances when the
-names add no variance of their own, and 1 / min(female names, male names) when all of it lies
-between names. Each bound gives a minimum detectable difference (MDD) with the test the audit
-runs (a t test on min(names) - 1 degrees of freedom, two-sided at alpha, before the correction
-for testing many occupations), so the true MDD lies between them.
+1) over a crossed sample of names (and wordings, where several are pooled as a random factor).
+Two reference variances give a minimum detectable difference (MDD) each, with the test the audit
+runs (a t test on k - 1 degrees of freedom, k the fewest levels of a random factor: names on
+the smaller side, or wordings; two-sided at alpha, before the correction for testing many
+occupations): 1 / (instances x wordings) when names and wordings add no variance of their own,
+and 1 / k when all of it lies between them. They bound the truth only when the per-instance
+values vary independently of each other; when the orders of a pair are negatively correlated or
+most values are zero they need not, and the simulated power of the calibration
+(results/calibration/<model>.md) is the design's own.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from scipy.stats import t as t_dist
 
 from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.report import markdown_table
-from hiremeornot.stats import smallest_p
+from hiremeornot.stats import flaggable_at_floor, random_units, smallest_p
 
 POWER = 0.8
 MOST_NAMES = 10_000
@@ -29,29 +33,36 @@ def _multiplier(df: int, alpha: float) -> float:
     return float(t_dist.ppf(1 - alpha / 2, df) + t_dist.ppf(POWER, df))
 
 
-def detectable(n: float, names: int, alpha: float) -> float:
-    """The MDD when the estimate's variance is 1 / n and the test has names - 1 df (inf when
-    the test can never reject)."""
-    if names < 2 or smallest_p(names, names) >= alpha:
+def detectable(n: float, names: int, alpha: float, wordings: int = 1) -> float:
+    """The MDD when the estimate's variance is 1 / n and the test has k - 1 df, k the fewest
+    levels of names (per side) and pooled wordings (inf when the test can never reject)."""
+    units = random_units(names, names, wordings)
+    if units < 2 or smallest_p(names, names, wordings) >= alpha:
         return math.inf
-    return _multiplier(names - 1, alpha) / math.sqrt(n)
+    return _multiplier(units - 1, alpha) / math.sqrt(n)
 
 
-def names_needed(difference: float, alpha: float) -> int:
-    """Names per gender for ``difference`` to be detectable when all variance lies between
-    names (the worst case)."""
+def names_needed(difference: float, alpha: float, wordings: int = 1) -> float:
+    """Names per side for ``difference`` to be detectable when all variance lies between
+    names and wordings (the worst case); inf when no number of names reaches it (the wordings
+    cap the test)."""
     for names in range(2, MOST_NAMES):
-        if detectable(names, names, alpha) <= difference:
+        units = random_units(names, names, wordings)
+        if detectable(units, names, alpha, wordings) <= difference:
             return names
-    return MOST_NAMES
+    return math.inf
 
 
-def pairs_needed(difference: float, orders: int, names: int, alpha: float) -> float:
-    """Pairs (each asked in ``orders`` orders) for ``difference`` to be detectable with
-    ``names`` names per side when the names add no variance (the best case)."""
-    if detectable(1, names, alpha) == math.inf:
+def pairs_needed(
+    difference: float, orders: int, names: int, alpha: float, wordings: int = 1
+) -> float:
+    """Pairs (each asked in ``orders`` orders and ``wordings`` wordings) for ``difference`` to
+    be detectable with ``names`` names per side when names and wordings add no variance (the
+    best case)."""
+    if detectable(1, names, alpha, wordings) == math.inf:
         return math.inf
-    return math.ceil((_multiplier(names - 1, alpha) / difference) ** 2 / orders)
+    units = random_units(names, names, wordings)
+    return math.ceil((_multiplier(units - 1, alpha) / difference) ** 2 / (orders * wordings))
 
 
 def _format(value: float) -> str:
@@ -59,35 +70,53 @@ def _format(value: float) -> str:
 
 
 def power_markdown(
-    instances: pd.DataFrame, models: list[str], settings: dict, sides: Sides = GENDER
+    instances: pd.DataFrame,
+    models: list[str],
+    settings: dict,
+    sides: Sides = GENDER,
+    wordings: int = 1,
 ) -> str:
-    """The power section of the estimate; ``settings`` is the config's ``report`` section."""
+    """The power section of the estimate; ``settings`` is the config's ``report`` section,
+    ``wordings`` the number of wordings pooled."""
     alpha = settings["alpha"]
     female, male = (instances[side].nunique() for side in sides.labels)
     names = min(female, male)
     pairs = instances["pair_id"].nunique()
     orders = instances["order"].nunique()
-    per_occupation = len(instances) / instances["occupation"].nunique()
-    floor = smallest_p(female, male)
+    occupations = instances["occupation"].nunique()
+    per_occupation = len(instances) / occupations
+    floor = smallest_p(female, male, wordings)
+    units = random_units(female, male, wordings)
+    limit = (
+        f"{wordings} wordings pooled as a random factor"
+        if units < names
+        else f"{names} independent names on the smaller side"
+    )
+    needed = flaggable_at_floor(floor, occupations, alpha)
     lines = [
         "## Power\n",
         f"The design is the same for every model ({', '.join(models)}): {female} "
         f"{sides.a_words} and {male} {sides.b_words} names, {pairs} pairs, {orders} listing "
-        f"order(s), {per_occupation:.0f} instances per occupation. Two-sided tests at alpha = "
+        f"order(s), {per_occupation:.0f} instances per occupation, {wordings} wording(s). "
+        f"Two-sided tests at alpha = "
         f"{alpha}, {POWER:.0%} power, "
         "per occupation and before the Benjamini-Hochberg correction across occupations "
         "(which asks for more).\n",
-        f"- Smallest achievable p-value: {floor:.3g} (the exact sign test's with {names} "
-        "independent names on the smaller side)."
+        f"- The test's floor on p: {floor:.3g} (the exact sign test's smallest p with {limit}; "
+        "a choice of the test, not the smallest p the design allows)."
         + (
             " **It is not below alpha: no occupation can be significant, whatever the model does.**"
             if floor >= alpha
-            else ""
+            else f" With Benjamini-Hochberg across {occupations} occupations, {needed} must sit at "
+            "that floor before any can be flagged."
         ),
-        f"- Minimum detectable difference: {_format(detectable(per_occupation, names, alpha))} "
-        "if the names add no variance of their own, "
-        f"{_format(detectable(names, names, alpha))} if all variance lies between names; the "
-        "truth lies between the two.",
+        "- Minimum detectable difference: "
+        f"{_format(detectable(per_occupation * wordings, names, alpha, wordings))} if names and "
+        "wordings add no variance of their own, "
+        f"{_format(detectable(units, names, alpha, wordings))} if all variance lies between "
+        "them. These bound it only when the per-instance values vary independently (not when "
+        "the orders of a pair are negatively correlated, or most values are zero): the "
+        "calibration's simulated power is the design's own (below).",
     ]
     if orders == 1:
         lines.append(
@@ -98,9 +127,11 @@ def power_markdown(
         {
             "difference": difference,
             f"pairs needed ({names} names per side, no name variance)": pairs_needed(
-                difference, orders, names, alpha
+                difference, orders, names, alpha, wordings
             ),
-            "names per side needed (all variance between names)": names_needed(difference, alpha),
+            "names per side needed (all variance between names)": names_needed(
+                difference, alpha, wordings
+            ),
         }
         for difference in settings["power_differences"]
     ]

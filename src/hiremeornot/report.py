@@ -9,7 +9,7 @@ import pandas as pd
 from hiremeornot.atomic import atomic_output
 from hiremeornot.backends import location
 from hiremeornot.contrasts import Contrast, sides_of
-from hiremeornot.stats import CONFOUNDED, smallest_p
+from hiremeornot.stats import CONFOUNDED, flaggable_at_floor, smallest_p
 from hiremeornot.tables_io import write_table
 from hiremeornot.wordings import robustness_sentence
 
@@ -142,9 +142,23 @@ def design_caveats(
                 f"Use more names (`names.pairs: all`, or {longer}).",
             )
         names_note += (
-            f" With {limit} the smallest achievable p-value is {floor:.3g}, not below alpha = "
-            f"{settings['alpha']}: **no occupation can be significant, whatever the model "
-            f"does.** {remedy}"
+            f" With {limit} the test's floor on p (2^(1-k), the exact sign test's smallest p "
+            f"with k independent units) is {floor:.3g}, not below alpha = {settings['alpha']}: "
+            f"**no occupation can be significant, whatever the model does.** {remedy}"
+        )
+    else:
+        needed = flaggable_at_floor(floor, len(tests), settings["alpha"])
+        names_note += (
+            f" The test sets a floor of {floor:.3g} on p (2^(1-k), the exact sign test's "
+            "smallest p with k independent units; a choice of the test, not a limit of the "
+            f"design). With Benjamini-Hochberg across {len(tests)} occupations, an occupation "
+            f"can be flagged only once {needed} of them sit at that floor"
+            + (
+                ": one or two strongly biased occupations among many may go unflagged, and "
+                "'0 differ' does not say that none does."
+                if needed > 1
+                else "."
+            )
         )
     if contrast is not None and contrast.is_control:
         names_note = (

@@ -19,6 +19,7 @@ the columns (``female_names``, or ``black_names`` in a race contrast).
 
 from __future__ import annotations
 
+import math
 import zlib
 from dataclasses import dataclass
 
@@ -146,14 +147,23 @@ def random_units(a_names: int, b_names: int, wordings: int = 1) -> int:
 
 
 def smallest_p(a_names: int, b_names: int, wordings: int = 1) -> float:
-    """The smallest two-sided p-value the test may give with this many names of each side
-    (and wordings, where several are pooled).
+    """The floor the test sets on its two-sided p-value with this many names of each side (and
+    wordings, where several are pooled).
 
-    The crossed design carries at most random_units independent units; this is the exact sign
-    test's smallest p with that many, a floor against over-confidence with few names or wordings
-    (with 3 names on one side, or 3 wordings, nothing goes below 0.25).
+    The crossed design carries at most random_units independent units; the floor is the exact
+    sign test's smallest p with that many, a guard the test chooses against over-confidence with
+    few names or wordings (with 3 names on one side, or 3 wordings, nothing goes below 0.25). It
+    is not the smallest p the data could support: another test could go lower.
     """
     return min(1.0, 2.0 ** (1 - random_units(a_names, b_names, wordings)))
+
+
+def flaggable_at_floor(floor: float, occupations: int, alpha: float) -> int | None:
+    """How many occupations must sit at the p-value floor before Benjamini-Hochberg across
+    ``occupations`` flags any (the j-th smallest p passes at j / m x alpha, so j at the floor
+    pass together once j >= m x floor / alpha); None when none ever can (floor above alpha)."""
+    needed = max(1, math.ceil(occupations * floor / alpha - 1e-12))
+    return needed if floor <= alpha and needed <= occupations else None
 
 
 def name_bootstrap(

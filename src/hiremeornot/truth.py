@@ -13,7 +13,7 @@ Q1, Q2 and Q3 are independent given those; every expectation below is exact up t
 Quantities (the names of metrics.tsv and impact tables, A and B the sides' labels):
 confirmation, consistency, q2_<A>, biased_<A>, biased_<B>, difference_<reading> for every
 reading, and per question (q1, q2, q3) the selection rate of each side (rate_<q>_<side>) and its
-impact ratio to the higher of the two (ratio_<q>_<side>).
+impact ratio to the higher of the two (ratio_<q>_<side>); Q3's "both" selects both people.
 """
 
 from __future__ import annotations
@@ -114,9 +114,11 @@ def cell_truth(
         "difference_q1": mean(p1[a] - p1[b]),
     }
     values["difference_q2q3"] = (values["difference_q2"] + values["difference_q3"]) / 2
+    both = respondent.params["q3"]["both"]  # Q3's "both" selects both people
     for question, selected in zip(QUESTIONS, (p1, p2, p3), strict=True):
         for side in (a, b):
-            values[f"rate_{question}_{side}"] = mean(selected[side])
+            extra = both if question == "q3" else 0.0
+            values[f"rate_{question}_{side}"] = mean(selected[side]) + extra
     return values
 
 

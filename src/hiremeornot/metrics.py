@@ -19,10 +19,12 @@ within-order means (with one order it is that order's mean, and position is conf
 gender: the report says so). With several prompt wordings it is the mean over wordings of each
 wording's order-balanced value (wordings.py reports each wording).
 
-The ``*_p`` variants replace each answer by the model's probabilities over the answer space
-(softmax of the per-choice log-probabilities) and take the expectation of the same indicators,
-the three answers treated as independent draws: the expected value under sampling at
-temperature 1, the paper's default settings (docs/method.md).
+The ``*_p`` variants replace each Q1-Q3 answer by the model's probabilities over the answer
+space (softmax of the per-choice log-probabilities) and take the expectation of the same
+indicators, the three answers treated as independent draws. They are expectations conditional
+on the Step-1 answers the run actually got (greedy, for the local backends): the prompts of Q1-Q3
+state those, so the ``_p`` values are not what sampling every step at temperature 1 would give
+(docs/method.md).
 """
 
 from __future__ import annotations

@@ -95,8 +95,9 @@ def overview(
             f"{row['confirmation']:.3f} ({_span(named['confirmation'], '.3f')}), Consistency "
             f"{row['consistency']:.3f} ({_span(named['consistency'], '.3f')}), and its median "
             f"difference, {row['contrast'].removeprefix('control: ')}, is "
-            f"{row['median difference']:+.3f}: a preference for a label, not for a group. What "
-            "the control shows too comes from position, labels and wording, not from names."
+            f"{row['median difference']:+.3f}: a preference for a label, not for a group. Where "
+            "the contrasts of names show the same first-listed share, position alone may account "
+            "for it; a matching share does not show that names play no part."
         )
     threshold = settings["impact_threshold"]
     for model, ratios in impact.items():

@@ -6,7 +6,7 @@ intervals about half as wide as they should be (docs/method.md#statistics). Here
 and test comes from a two-way ("pigeonhole") bootstrap that resamples female names and male
 names independently, both orders of a pair kept together.
 
-- occupation_statistics: per occupation, percentile intervals of Confirmation, Consistency and
+- occupation_statistics: per occupation, t intervals (estimate +- t x bootstrap SE) of Confirmation, Consistency and
   the difference, the bootstrap test of the difference (BH across occupations), the two
   one-sided tests of equivalence within a margin, and a three-way verdict.
 - position_bias: share of Q2/Q3 answers naming the first-listed subject, exact test against 1/2,
@@ -266,6 +266,7 @@ def occupation_statistics(
     values = pd.DataFrame(
         {
             "occupation": outcomes["occupation"],
+            "instance_id": outcomes["instance_id"],
             a: outcomes[a],
             b: outcomes[b],
             "wording": outcomes["wording"],
@@ -297,7 +298,7 @@ def occupation_statistics(
         tests.append(
             {
                 "occupation": occupation,
-                "n": len(group),
+                "n": group["instance_id"].nunique(),  # instances, as metrics.tsv counts them
                 f"{a}_names": boot.a_names,
                 f"{b}_names": boot.b_names,
                 f"n_{a}": int((difference > 0).sum()),

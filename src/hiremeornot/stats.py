@@ -7,8 +7,8 @@ and test comes from a two-way ("pigeonhole") bootstrap that resamples female nam
 names independently, both orders of a pair kept together.
 
 - occupation_statistics: per occupation, t intervals (estimate +- t x bootstrap SE) of
-  Confirmation, Consistency and the difference, the bootstrap test of the difference (BH across occupations), the two
-  one-sided tests of equivalence within a margin, and a three-way verdict.
+  Confirmation, Consistency and the difference, the bootstrap test of the difference (BH across
+  occupations), the two one-sided tests of equivalence within a margin, and a three-way verdict.
 - position_bias: share of Q2/Q3 answers naming the first-listed subject, exact test against 1/2,
   BH across occupations.
 - attribute_gaps: Step-1 P(Yes | female) - P(Yes | male) per attribute, with name intervals.

@@ -43,7 +43,7 @@ lint: setup-test
 	snakemake --lint
 
 test: lint
-	python -m pytest -v -rs
+	python -m pytest -v -rs --durations=15
 
 test-fast: setup-test
 	python -m pytest -q -rs -m "not slow"

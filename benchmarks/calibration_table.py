@@ -57,14 +57,7 @@ def solved_shifts(position: float) -> dict[str, float]:
     occupation, target = TARGET
 
     def gap(shift: float) -> float:
-        truth = planted_truth(
-            respondent({**FIXED, occupation: shift}, position),
-            design.instances,
-            design.attributes,
-            design.groups,
-            design.wordings,
-            design.sides,
-        )
+        truth = planted_truth(respondent({**FIXED, occupation: shift}, position), design)
         row = truth[
             (truth["occupation"] == occupation) & (truth["quantity"] == "difference_biased")
         ]

@@ -20,14 +20,7 @@ PLANT = {
 
 
 def truth_of(design, **params) -> pd.Series:
-    table = planted_truth(
-        respondent(**params),
-        design.instances,
-        design.attributes,
-        design.groups,
-        design.wordings,
-        design.sides,
-    )
+    table = planted_truth(respondent(**params), design)
     return table.set_index(["occupation", "quantity"])["truth"]
 
 

@@ -17,17 +17,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
 from hiremeornot import compare, impact, metrics, stats
-from hiremeornot.contrasts import NEUTRAL_ROLES, Sides
+from hiremeornot.contrasts import NEUTRAL_ROLES
 from hiremeornot.questions import STEP1_KEY, step1_rows
-from hiremeornot.respondent import QUESTIONS, Group, Respondent
-from hiremeornot.truth import planted_truth
+from hiremeornot.respondent import QUESTIONS, Respondent
+from hiremeornot.truth import Design, planted_truth
 
 CHECK_COLUMNS = ["audit", "occupation", "quantity", "estimate", "low", "high", "truth"]
 VERDICT_COLUMNS = ["audit", "occupation", "reading", "difference", "truth", "verdict"]
@@ -41,18 +40,6 @@ COVERAGE_COLUMNS = [
     "rmse",
     "mean_width",
 ]
-
-
-@dataclass(frozen=True)
-class Design:
-    """What an audit asks: the instances (dataset.py), the attributes of each occupation, the
-    sides and each side's group, and the wordings run."""
-
-    instances: pd.DataFrame
-    attributes: pd.DataFrame
-    sides: Sides
-    groups: Mapping[str, Group]
-    wordings: Sequence[str]
 
 
 class AuditSimulator:
@@ -238,15 +225,7 @@ def one_audit(
 
 def _truth(respondent: Respondent, design: Design) -> pd.Series:
     """The planted truth of a design, by (occupation, quantity)."""
-    table = planted_truth(
-        respondent,
-        design.instances,
-        design.attributes,
-        design.groups,
-        design.wordings,
-        design.sides,
-    )
-    return table.set_index(["occupation", "quantity"])["truth"]
+    return planted_truth(respondent, design).set_index(["occupation", "quantity"])["truth"]
 
 
 def _change_truth(first: pd.Series, second: pd.Series, reading: str) -> pd.Series:
@@ -414,9 +393,7 @@ def position_residue(respondent: Respondent, design: Design) -> pd.DataFrame:
     quiet = Respondent({**respondent.params, "position": 0.0})
     truths = {}
     for label, which in (("with_position", respondent), ("without_position", quiet)):
-        truth = planted_truth(
-            which, design.instances, design.attributes, design.groups, design.wordings, design.sides
-        )
+        truth = planted_truth(which, design)
         pooled = truth[truth["occupation"] == stats.ALL_OCCUPATIONS].set_index("quantity")["truth"]
         truths[label] = pooled[[f"difference_{r}" for r in metrics.READINGS]]
     table = pd.DataFrame(truths)

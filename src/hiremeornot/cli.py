@@ -119,12 +119,12 @@ def cmd_step(args, settings):
     log.info(summary.line(f"{args.model} {args.step} shard {args.shard}"))
 
 
-def _design(args, settings) -> calibration.Design:
+def _design(args, settings) -> truth.Design:
     """The design of a truth or calibrate command: its instances, attributes, contrast and
     wordings."""
     contrast = args.contrast
     groups = dict(zip(contrast.sides.labels, (dict(contrast.a), dict(contrast.b)), strict=True))
-    return calibration.Design(
+    return truth.Design(
         read_table(args.instances),
         read_table(args.attributes),
         contrast.sides,
@@ -135,14 +135,7 @@ def _design(args, settings) -> calibration.Design:
 
 def cmd_truth(args, settings):
     design = _design(args, settings)
-    table = truth.planted_truth(
-        Respondent(settings["respondent"]),
-        design.instances,
-        design.attributes,
-        design.groups,
-        design.wordings,
-        design.sides,
-    )
+    table = truth.planted_truth(Respondent(settings["respondent"]), design)
     write_table(table, args.out)
 
 

@@ -124,16 +124,14 @@ class Respondent:
         question, wording = about["question"], about.get("wording")
         if question in ("gender", "race"):
             return self.validity_probabilities(about["roles"], about["group"].get(question, ""))
-        if question == "step1":
+        occupation = about.get("occupation")  # none in Step 1: shared by every occupation
+        if question in ("step1", "q1"):
             (u,) = self.name_effect([about["subject"]])
-            shift = self.shift("step1", None, wording, about["group"])
-            p = float(self.step1_yes(about["attribute_type"], shift, u))
-            return np.array([p, 1 - p])
-        occupation = about["occupation"]
-        if question == "q1":
-            (u,) = self.name_effect([about["subject"]])
-            shift = self.shift("q1", occupation, wording, about["group"])
-            p = float(self.q1_yes(about["granted"], shift, u))
+            shift = self.shift(question, occupation, wording, about["group"])
+            if question == "step1":
+                p = float(self.step1_yes(about["attribute_type"], shift, u))
+            else:
+                p = float(self.q1_yes(about["granted"], shift, u))
             return np.array([p, 1 - p])
         people = about["people"]
         u = self.name_effect([person["name"] for person in people])

@@ -19,6 +19,7 @@ impact ratio to the higher of the two (ratio_<q>_<side>); Q3's "both" selects bo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,18 @@ from hiremeornot.stats import ALL_OCCUPATIONS
 
 NODES = 40
 TRUTH_COLUMNS = ["occupation", "quantity", "truth"]
+
+
+@dataclass(frozen=True)
+class Design:
+    """What an audit asks: the instances (dataset.py), the attributes of each occupation, the
+    sides and each side's group, and the wordings run."""
+
+    instances: pd.DataFrame
+    attributes: pd.DataFrame
+    sides: Sides
+    groups: Mapping[str, Group]
+    wordings: Sequence[str]
 
 
 def _normal_nodes(sd: float, nodes: int = NODES) -> tuple[np.ndarray, np.ndarray]:
@@ -133,18 +146,11 @@ def _with_ratios(values: pd.Series, sides: Sides) -> pd.Series:
     return pd.concat([values, pd.Series(ratios)])
 
 
-def planted_truth(
-    respondent: Respondent,
-    instances: pd.DataFrame,
-    attributes: pd.DataFrame,
-    groups: Mapping[str, Group],
-    wordings: Sequence[str],
-    sides: Sides,
-) -> pd.DataFrame:
-    """TRUTH_COLUMNS for every occupation of ``instances`` and pooled (``(all)``): the mean
-    over ``wordings`` and over the listing orders each occupation ran of cell_truth.
-    ``groups`` maps each side's label to its group."""
-    types = attributes.groupby("soc_code")["attribute_type"].agg(list)
+def planted_truth(respondent: Respondent, design: Design) -> pd.DataFrame:
+    """TRUTH_COLUMNS for every occupation of the design and pooled (``(all)``): the mean over
+    its wordings and over the listing orders each occupation ran of cell_truth."""
+    instances, sides = design.instances, design.sides
+    types = design.attributes.groupby("soc_code")["attribute_type"].agg(list)
     rows = {}
     for occupation, runs in instances.groupby("occupation", sort=False):
         cells = [
@@ -153,11 +159,11 @@ def planted_truth(
                 occupation,
                 wording,
                 types[runs["soc_code"].iloc[0]],
-                groups,
+                design.groups,
                 sides.first_listed(order),
                 sides,
             )
-            for wording in wordings
+            for wording in design.wordings
             for order in dict.fromkeys(runs["order"])
         ]
         rows[occupation] = _with_ratios(pd.DataFrame(cells).mean(), sides)

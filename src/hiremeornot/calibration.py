@@ -3,10 +3,11 @@
 Each audit draws fresh name effects and fresh answers from the respondent (respondent.py) for
 every question of the design (Step 1 shared across occupations as the workflow shares it, Q1
 given the attributes Step 1 granted, Q2 and Q3), builds the step tables the workflow writes,
-and runs the published code on them: metrics.instance_outcomes, metrics.occupation_metrics,
-stats.occupation_statistics (once per reading of the difference) and impact.impact_ratios. Its
-intervals and verdicts are then set against the planted truth (truth.py), which never looks at
-the draws. All in one process: no Snakemake run, no prompt text, no store.
+and runs the published code on them: metrics.instance_outcomes, stats.occupation_statistics
+(once per reading of the difference), impact.impact_ratios and, against a second respondent on
+the same names, compare.paired_changes. Its intervals and verdicts are then set against the
+planted truth (truth.py), which never looks at the draws. All in one process: no Snakemake run,
+no prompt text, no store.
 
 ``calibrate`` returns one row per audit, occupation and published interval (CHECK_COLUMNS) and
 one per audit, occupation and reading with the verdict (VERDICT_COLUMNS); ``coverage`` and
@@ -96,10 +97,8 @@ class AuditSimulator:
         effects ``u`` (fresh ones by default)."""
         u = self.name_effects(rng) if u is None else u
         step2, step3 = [], []
-        for wording in self.design.wordings:
-            p_grant = self.respondent.step1_yes(
-                self.step1_type, self.step1_shift, u[self.step1_name]
-            )
+        p_grant = self.respondent.step1_yes(self.step1_type, self.step1_shift, u[self.step1_name])
+        for wording in self.design.wordings:  # each wording asks Step 1 anew
             granted_question = rng.random(len(p_grant)) < p_grant
             granted = np.bincount(
                 self.row_person,

@@ -63,4 +63,4 @@ def test_a_span_model_and_a_batch_api_model_are_audited_end_to_end(tmp_path, mon
     assert "submitted batch batch-1" in api_log
     estimate = (results / "estimate.md").read_text()
     assert "- api: about $" in estimate and "| qa | step1 |" in estimate
-    assert "Smallest achievable p-value" in estimate and "every model (" in estimate
+    assert "The test's floor on p" in estimate and "every model (" in estimate

@@ -369,7 +369,7 @@ def paired_changes(
 
     The interval and test come from the crossed name bootstrap of the per-instance differences
     (stats.name_bootstrap: female and male names, and wordings where several ran, resampled
-    independently), the p-value never below the design's smallest achievable one; q-values are
+    independently), the p-value never below the floor the test sets (stats.smallest_p); q-values are
     Benjamini-Hochberg across occupations, per metric. ``settings`` is the config's ``report``
     section (bootstrap_resamples, confidence, alpha, seed).
     """

@@ -18,7 +18,7 @@ COLUMNS = [
     "towards A",
     "towards B",
     "differ",
-    "smallest p",
+    "floor on p",
     "Q2 first-listed",
     "confirmation",
     "consistency",
@@ -47,7 +47,7 @@ def contrast_rows(
         "towards A": int((differ["difference"] > 0).sum()),
         "towards B": int((differ["difference"] < 0).sum()),
         "differ": f"{len(differ)} of {len(tests)}",
-        "smallest p": float(tests["smallest_p"].min()),
+        "floor on p": float(tests["smallest_p"].min()),
         "Q2 first-listed": float(q2["first_listed"].sum() / named) if named else float("nan"),
         "confirmation": float(metrics["confirmation"].median()),
         "consistency": float(metrics["consistency"].median()),
@@ -70,9 +70,11 @@ def overview(
         "Each contrast compares group A with group B and is audited on its own (its folder holds "
         "its summary, tables and figures); every difference is A minus B. `differ`: occupations "
         f"whose difference is significant (q < {settings['alpha']}, BH across that contrast's "
-        "occupations); `towards A` / `towards B`: those favouring each group; `smallest p`: the "
-        "smallest p-value the design allows (above alpha, nothing can differ); `Q2 first-listed`: "
-        "the share of Q2 answers naming the first-listed person; `confirmation`, "
+        "occupations); `towards A` / `towards B`: those favouring each group; `floor on p`: the "
+        "floor the test sets on its p-values, 2^(1-k) with k the fewest names a side or wordings "
+        "(a choice of the test, not a limit of the design; above alpha, nothing can differ); "
+        "`Q2 first-listed`: the share of Q2 answers naming the first-listed person; "
+        "`confirmation`, "
         "`consistency`: medians over occupations.\n",
         markdown_table(table),
         f"- **Reading contrasts together.** q-values correct across the occupations of one "

@@ -125,15 +125,45 @@ def test_planted_difference_differs_and_nulls_do_not():
 
 
 def test_p_values_by_hand():
-    assert difference_p_value(0.2, 0.1, 9, 0.002) == pytest.approx(2 * t_dist.sf(2.0, 9))
-    assert difference_p_value(0.9, 0.01, 9, 0.002) == 0.002  # the floor
-    assert difference_p_value(0.5, 0.0, 2, 0.25) == 0.25  # no spread: only the floor is left
-    assert difference_p_value(0.0, 0.0, 9, 0.002) == 1.0
-    assert difference_p_value(0.5, 0.1, 0, 1.0) == 1.0  # one name on a side: no test
+    assert difference_p_value(0.2, 0.1, 9, 0.002, 2) == pytest.approx(2 * t_dist.sf(2.0, 9))
+    assert difference_p_value(0.9, 0.01, 9, 0.002, 2) == 0.002  # the floor
+    # no spread: Hoeffding's bound for 10 units, 2 exp(-2 x 10 x (0.9 / 2)^2), as the interval
+    assert difference_p_value(0.9, 0.0, 9, 0.002, 2) == pytest.approx(2 * math.exp(-20 * 0.2025))
+    assert difference_p_value(0.5, 0.0, 2, 0.25, 2) == 1.0  # 3 units: 2 exp(-0.375) > 1
+    assert difference_p_value(0.0, 0.0, 9, 0.002, 2) == 1.0
+    assert difference_p_value(0.5, 0.1, 0, 1.0, 2) == 1.0  # one name on a side: no test
     low_tail = t_dist.sf((0.1 - 0.02) / 0.03, 9)
-    assert equivalence_p_value(0.02, 0.03, 9, 0.1, 0.002) == pytest.approx(low_tail)
-    assert equivalence_p_value(0.0, 0.0, 9, 0.1, 0.002) == 0.001  # floor / 2
-    assert equivalence_p_value(0.2, 0.0, 9, 0.1, 0.002) == 1.0
+    assert equivalence_p_value(0.02, 0.03, 9, 0.1, 0.002, 2) == pytest.approx(low_tail)
+    # no spread: within 0.1 of 0 with 10 units is far from shown (Hoeffding), never p = 0
+    assert equivalence_p_value(0.0, 0.0, 9, 0.1, 0.002, 2) == pytest.approx(math.exp(-0.05))
+    assert equivalence_p_value(0.2, 0.0, 9, 0.1, 0.002, 2) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("rows", "verdict"),
+    [
+        # every answer follows the listing position: every pair's balanced value is 0
+        (biased_rows("position", ["female", "male"] * 10), "inconclusive"),
+        # every pair averages 0.5 (one order favours the female, the other no one)
+        (biased_rows("half", ["female", "none"] * 10), "inconclusive"),
+    ],
+)
+def test_with_no_spread_the_verdict_agrees_with_the_interval(rows, verdict):
+    """The review's cases: the names show no spread, so the interval is Hoeffding's (wide); the
+    tests use the same bound, so neither 'equivalent' nor 'differs' is called on them."""
+    intervals, tests = statistics(outcomes_table(rows))
+    row = intervals.set_index("metric").loc["difference"]
+    assert row["low"] < -0.1 and row["high"] > 0.1  # covers 0 and more than the margin
+    assert tests.iloc[0]["verdict"] == verdict
+
+
+def test_an_interval_never_excludes_what_its_test_cannot_reject():
+    # 4 names a side: the floor 2^-3 = 0.125 is above 0.05, so no value can be rejected at 95%
+    rows = biased_rows("four", ["female"] * 24 + ["male"] * 8, crossed(4, 4))
+    intervals, tests = statistics(outcomes_table(rows))
+    row = intervals.set_index("metric").loc["difference"]
+    assert (row["low"], row["high"]) == (-1.0, 1.0)
+    assert tests.iloc[0]["p_value"] >= 0.125
 
 
 def test_smallest_p_of_a_design():
@@ -146,16 +176,30 @@ def test_three_names_can_never_be_significant():
     # every instance of 3 disjoint pairs is biased towards the female subject
     _, table = statistics(outcomes_table(biased_rows("all_female", ["female"] * 6)))
     row = table.iloc[0]
-    assert row["difference"] == 1.0
-    assert row["p_value"] == row["smallest_p"] == 0.25
+    assert row["difference"] == 1.0 and row["smallest_p"] == 0.25
+    assert row["p_value"] >= 0.25  # the floor, or Hoeffding's bound for 3 alike names above it
     assert not row["significant"] and row["verdict"] == "inconclusive"
+
+
+def pair_labels(label_of) -> list[str]:
+    """The labels of both orders of each of 12 x 12 crossed pairs, from (female k, male m)."""
+    return [label for k in range(144) for label in label_of(k // 12, k % 12)]
 
 
 def test_verdicts():
     many = crossed(12, 12)
+    # male names alternate between +1 and +0.5: the names vary, the difference is clear
+    differs = pair_labels(lambda f, m: ("female", "female" if m % 2 else "none"))
+
+    # M0 favours women with half the female names, M1 men: small and varied, near zero
+    def near_zero(f, m):
+        return {(0, True): ("female", "none"), (1, True): ("male", "none")}.get(
+            (m, f < 6), ("none", "none")
+        )
+
     rows = (
-        biased_rows("differs", ["female", "none"] * 144, many)
-        + biased_rows("equivalent", ["none"] * 288, many)
+        biased_rows("differs", differs, many)
+        + biased_rows("equivalent", pair_labels(near_zero), many)
         + biased_rows("inconclusive", ["female", "none", "male", "none"] * 3)
     )
     _, table = statistics(outcomes_table(rows))

@@ -402,7 +402,9 @@ def paired_changes(
                     f"{sides.a}_names": boot.a_names,
                     f"{sides.b}_names": boot.b_names,
                     "smallest_p": floor,
-                    "p_value": difference_p_value(boot.estimate[i], boot.se[i], boot.df, floor),
+                    "p_value": difference_p_value(
+                        boot.estimate[i], boot.se[i], boot.df, floor, highest[i] - lowest[i]
+                    ),
                 }
             )
     table = pd.DataFrame(rows)

@@ -35,6 +35,7 @@ from hiremeornot.metrics import signed_readings
 
 METRICS = ("confirmation", "consistency", "difference")
 METRIC_LOWEST = np.array([0.0, 0.0, -1.0])  # the rates lie in [0, 1], the difference in [-1, 1]
+DIFFERENCE_SPAN = 2.0
 CONFOUNDED = "confounded with position"
 
 
@@ -123,13 +124,16 @@ class NameBootstrap:
 
     def interval(self, confidence: float, lowest, highest) -> tuple[np.ndarray, np.ndarray]:
         """estimate +- t(df) x SE of each column, clipped to [lowest, highest] (scalars or one
-        per column); that whole range with a single name on one side.
+        per column): the values the tests of difference_p_value would not reject at 1 -
+        confidence, so that an interval and its test never disagree.
 
         Where the names show no spread at all (SE 0), a t interval would collapse to a point
         however few the names: the half-width is then Hoeffding's distribution-free bound for the
-        mean of df + 1 independent units in the range, (range) x sqrt(ln(2 / alpha) / (2 k)).
+        mean of k = df + 1 independent units in the range, (range) x sqrt(ln(2 / alpha) / (2 k)),
+        and the tests use the same bound. Where the test's floor is at or above 1 - confidence
+        (a single name on one side, or too few), no value can be rejected: the whole range.
         """
-        if self.df < 1:
+        if self.df < 1 or self.floor >= 1 - confidence:
             shape = self.estimate.shape
             return np.broadcast_to(lowest, shape).copy(), np.broadcast_to(highest, shape).copy()
         hoeffding = (highest - lowest) * np.sqrt(np.log(2 / (1 - confidence)) / (2 * self.units))
@@ -218,22 +222,36 @@ def _stream(seed: int, key: str) -> list[int]:
     return [seed, zlib.crc32(key.encode())]
 
 
-def difference_p_value(estimate: float, se: float, df: int, floor: float) -> float:
-    """Two-sided t test of a zero difference with the bootstrap SE, never below ``floor``."""
+def _one_sided(distance: float, se: float, df: int, span: float) -> float:
+    """P(an estimate at least ``distance`` above its mean): the t tail with the bootstrap SE,
+    or, where the names show no spread (SE 0), Hoeffding's bound exp(-2 k (distance / span)^2)
+    for the mean of k = df + 1 independent units in a range ``span`` wide: the bounds that
+    NameBootstrap.interval inverts."""
+    if se > 0:
+        return float(t_dist.sf(distance / se, df))
+    if distance <= 0:
+        return 1.0
+    return float(np.exp(-2 * (df + 1) * (distance / span) ** 2))
+
+
+def difference_p_value(estimate: float, se: float, df: int, floor: float, span: float) -> float:
+    """Two-sided test of a zero difference (t with the bootstrap SE, Hoeffding's bound where SE
+    is 0; ``span`` is the width of the estimate's range), never below ``floor``."""
     if df < 1 or estimate == 0:
         return 1.0
-    p = 2 * t_dist.sf(abs(estimate) / se, df) if se > 0 else 0.0
-    return float(min(1.0, max(p, floor)))
+    return float(min(1.0, max(2 * _one_sided(abs(estimate), se, df, span), floor)))
 
 
-def equivalence_p_value(estimate: float, se: float, df: int, margin: float, floor: float) -> float:
-    """Two one-sided t tests of |difference| >= margin (the larger p), never below floor / 2."""
+def equivalence_p_value(
+    estimate: float, se: float, df: int, margin: float, floor: float, span: float
+) -> float:
+    """Two one-sided tests of |difference| >= margin (the larger p; t, or Hoeffding's bound
+    where SE is 0), never below floor / 2."""
     if df < 1:
         return 1.0
-    if se > 0:
-        p = max(t_dist.sf((margin - estimate) / se, df), t_dist.sf((estimate + margin) / se, df))
-    else:
-        p = 0.0 if abs(estimate) < margin else 1.0
+    p = max(
+        _one_sided(margin - estimate, se, df, span), _one_sided(estimate + margin, se, df, span)
+    )
     return float(min(1.0, max(p, floor / 2)))
 
 
@@ -305,8 +323,10 @@ def occupation_statistics(
                 f"n_{b}": int((difference < 0).sum()),
                 "difference": estimate,
                 "smallest_p": floor,
-                "p_value": difference_p_value(estimate, se, boot.df, floor),
-                "p_equivalence": equivalence_p_value(estimate, se, boot.df, margin, floor),
+                "p_value": difference_p_value(estimate, se, boot.df, floor, DIFFERENCE_SPAN),
+                "p_equivalence": equivalence_p_value(
+                    estimate, se, boot.df, margin, floor, DIFFERENCE_SPAN
+                ),
             }
         )
     table = pd.DataFrame(tests)

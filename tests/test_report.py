@@ -83,7 +83,7 @@ def test_both_orders_report_verdicts_and_the_balance():
     caveats = design_caveats(metrics, tests, position, REPORT)
     assert "10 female and 10 male names" in caveats[1]
     # floor 2^-9 over 2 occupations: BH flags at the floor already with one of them
-    assert "can be flagged only once 1 of them sit at that floor." in caveats[1]
+    assert "an occupation at that floor can be flagged on its own." in caveats[1]
     assert "one wording" in caveats[3]
 
 

@@ -151,13 +151,13 @@ def design_caveats(
         names_note += (
             f" The test sets a floor of {floor:.3g} on p (2^(1-k), the exact sign test's "
             "smallest p with k independent units; a choice of the test, not a limit of the "
-            f"design). With Benjamini-Hochberg across {len(tests)} occupations, an occupation "
-            f"can be flagged only once {needed} of them sit at that floor"
+            f"design). With Benjamini-Hochberg across {len(tests)} occupations, "
             + (
-                ": one or two strongly biased occupations among many may go unflagged, and "
-                "'0 differ' does not say that none does."
+                f"an occupation can be flagged only once {needed} of them sit at that floor: one "
+                "or two strongly biased occupations among many may go unflagged, and '0 differ' "
+                "does not say that none does."
                 if needed > 1
-                else "."
+                else "an occupation at that floor can be flagged on its own."
             )
         )
     if contrast is not None and contrast.is_control:

@@ -30,6 +30,7 @@ from hiremeornot import (
     occupations,
     onet,
     overview,
+    plan,
     power,
     report,
     stats,
@@ -122,13 +123,11 @@ def cmd_step(args, settings):
 def _design(args, settings) -> truth.Design:
     """The design of a truth or calibrate command: its instances, attributes, contrast and
     wordings."""
-    contrast = args.contrast
-    groups = dict(zip(contrast.sides.labels, (dict(contrast.a), dict(contrast.b)), strict=True))
     return truth.Design(
         read_table(args.instances),
         read_table(args.attributes),
-        contrast.sides,
-        groups,
+        args.contrast.sides,
+        args.contrast.groups,
         settings["wordings"],
     )
 
@@ -274,8 +273,9 @@ def cmd_summary(args, settings):
     }
     for model, path in zip(settings["models"], args.robustness or [], strict=False):
         tables[model]["robustness"] = read_table(path)
-    simulated = [m for m, model in settings["models"].items() if model["backend"] == "simulated"]
-    for model, path in zip(simulated, args.truth or [], strict=True):
+    for model, path in zip(
+        plan.simulated_models(settings["models"]), args.truth or [], strict=True
+    ):
         tables[model]["truth"] = read_table(path)
     text = report.summary(
         settings["models"],

@@ -100,6 +100,11 @@ class Contrast:
             attribute, words = "group", (_label(self.a), _label(self.b))
         return Sides(attribute, *(_slug(w) for w in words), *words)
 
+    @property
+    def groups(self) -> dict[str, dict[str, str]]:
+        """Each side's label and its group: {"female": {"gender": "female"}, ...}."""
+        return {self.sides.a: dict(self.a), self.sides.b: dict(self.b)}
+
     def as_dict(self) -> dict[str, Any]:
         return {"a": dict(self.a), "b": dict(self.b), "held": list(self.held)}
 

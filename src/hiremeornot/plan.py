@@ -283,15 +283,15 @@ def step_settings(config: dict, model: str, step: str) -> dict[str, Any]:
     }
 
 
-def simulated_models(config: dict) -> list[str]:
-    """The models answered by the simulated backend."""
-    return [m for m, settings in config["models"].items() if settings["backend"] == "simulated"]
+def simulated_models(models: dict) -> list[str]:
+    """The models (of the config's ``models``) answered by the simulated backend."""
+    return [m for m, settings in models.items() if settings["backend"] == "simulated"]
 
 
 def simulation_settings(config: dict, model: str) -> dict[str, Any]:
     """What a simulated model's truth and calibration depend on: its respondent and the
     wordings run."""
-    if model not in simulated_models(config):
+    if model not in simulated_models(config["models"]):
         raise InputError(f"models.{model}: the truth and the calibration need backend simulated")
     return {
         "respondent": config["models"][model]["respondent"],

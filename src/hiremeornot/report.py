@@ -28,7 +28,6 @@ SIMULATED_NOTE = (
     "every number below has a known truth (`{model}/truth.tsv`): the table sets each headline "
     "beside it. Read it as a check of the instrument, not as evidence about any model."
 )
-TRUTH_HEADLINES = ("confirmation", "consistency", "difference")
 
 
 def truth_beside_estimates(rows: pd.DataFrame, truth: pd.DataFrame, reading: str) -> str:

@@ -134,10 +134,7 @@ def write_granted(
 def requests_of(questions: pd.DataFrame, contrast: Contrast) -> list[Request]:
     """The requests of a question table, each ``about`` naming the groups of its people (the
     contrast's groups of their sides)."""
-    groups = {
-        side: dict(group)
-        for side, group in zip(contrast.sides.labels, (contrast.a, contrast.b), strict=True)
-    }
+    groups = contrast.groups
 
     def grouped(person: Mapping[str, Any]) -> dict[str, Any]:
         return {**person, "group": groups[person["side"]]}

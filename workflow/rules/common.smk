@@ -15,7 +15,7 @@ except InputError as error:
     raise WorkflowError(f"hiremeornot: {error}") from None
 
 MODELS = list(config["models"])
-SIMULATED = plan.simulated_models(config)
+SIMULATED = plan.simulated_models(config["models"])
 # The contrasts by the prefix of their results under results/: "" for the paper's female vs
 # male audit of a gender-only list, contrasts/<id>/ for each otherwise (names.contrast).
 CONTRASTS = plan.run_contrasts(config)

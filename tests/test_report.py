@@ -85,6 +85,7 @@ def test_both_orders_report_verdicts_and_the_balance():
     # floor 2^-9 over 2 occupations: BH flags at the floor already with one of them
     assert "an occupation at that floor can be flagged on its own." in caveats[1]
     assert "one wording" in caveats[3]
+    assert "held to its answer space" in caveats[4] and "forced choice" in caveats[4]
 
 
 def test_power_brackets_and_needs():

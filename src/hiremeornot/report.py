@@ -95,8 +95,8 @@ def design_caveats(
     contrast: Contrast | None = None,
 ) -> list[str]:
     """What besides the contrasted groups could explain the differences, in words: position,
-    names, chance, wording. The first sentence is the position one. ``contrast``: None for
-    the paper's female vs male audit of a gender-only list."""
+    names, chance, wording, the answer constraint. The first sentence is the position one.
+    ``contrast``: None for the paper's female vs male audit of a gender-only list."""
     sides = sides_of(contrast)
     orders = set(metrics["orders"])
     share = _percent(_first_listed_share(position))
@@ -182,7 +182,14 @@ def design_caveats(
             "Every question used one wording; a difference may not survive rewording it "
             "(prompts.variants, docs/prompts.md)."
         )
-    return [position_note, names_note, chance_note, wording_note]
+    constraint_note = (
+        "Every answer was held to its answer space: Q2 offers only the two people, so it names "
+        "one of them even where the model would have named neither, and the biased and q2 "
+        "readings inherit that forced choice. Q3's both/neither answers and the `_p` metrics "
+        "(the model's own probabilities) show how strongly it leaned; how much probability it "
+        "put outside the answer space is not measured."
+    )
+    return [position_note, names_note, chance_note, wording_note, constraint_note]
 
 
 def write_difference_table(

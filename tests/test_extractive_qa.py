@@ -14,6 +14,7 @@ from hiremeornot.backends.extractive_qa import (
     check_options_sentence,
     occurrences,
     paragraph,
+    span_mass,
     split_prompt,
     token_span,
 )
@@ -187,6 +188,25 @@ def test_a_candidate_scores_its_best_occurrence():
     assert candidate_score(start, end, offsets, [(16, 20)]) is None
 
 
+def test_the_answer_mass_is_the_choices_share_of_every_span_and_the_null_answer():
+    start = [0.3, 1.0, 5.0, 0.0, 2.0, 0.0]
+    end = [0.2, 3.0, 0.0, 1.0, 0.5, 0.0]
+    offsets = [None, (0, 4), (5, 8), (8, 10), (11, 15), None]
+    paragraph_tokens = [1, 2, 3, 4]
+    weights = {
+        (i, j): math.exp(start[i] + end[j])
+        for i in paragraph_tokens
+        for j in paragraph_tokens
+        if i <= j
+    }
+    total = sum(weights.values()) + math.exp(start[0] + end[0])
+    chosen = [weights[(1, 1)], weights[(2, 3)]]
+    mass = span_mass(start, end, offsets, [math.log(w) for w in chosen])
+    assert mass == pytest.approx(sum(chosen) / total)
+    everything = span_mass(start, end, offsets, [math.log(w) for w in weights.values()])
+    assert everything == pytest.approx(1 - math.exp(start[0] + end[0]) / total)
+
+
 # The backend on the tiny model.
 
 
@@ -202,6 +222,7 @@ def test_each_choice_scores_its_best_span_and_logprobs_are_their_log_softmax(bac
         scores = expected_scores(backend, QUESTIONS[q], text, choices, start, end, step)
         assert response.logprobs == pytest.approx(log_softmax(scores), abs=1e-5)
         assert response.answer == choices[scores.index(max(scores))]
+        assert 0 < response.answer_mass < 1  # the null answer and other spans hold the rest
 
 
 @pytest.mark.parametrize(

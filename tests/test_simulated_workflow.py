@@ -21,6 +21,8 @@ OPPOSITE = {
         "pilot": {q: {"male": 1.0} for q in ("q1", "q2", "q3")},
     },
     "position": 0.5,
+    # Q2 puts most of its probability outside the answer words: the constraint forces it
+    "answer_mass": {"q2": 0.3},
 }
 CONFIG = {
     **TINY,
@@ -72,6 +74,24 @@ def test_every_answer_carries_the_probabilities_it_was_drawn_from(planted_run):
             )
             logprobs = table.filter(like="logprob_")
             assert np.allclose(np.exp(logprobs).sum(axis=1, min_count=1), 1.0), (step, wording)
+
+
+def test_the_answers_forced_by_the_constraint_are_counted_and_said(planted_run):
+    results = planted_run / "results"
+    table = pd.read_csv(results / MODEL / "answer_space.tsv", sep="\t")
+    rows = table.set_index("question")
+    assert (rows["measured"] == rows["answers"]).all()
+    assert rows.loc["q2", "share_forced"] == 1.0 and rows.loc["q2", "mass_median"] == 0.3
+    for question in ("attribute", "q1", "q3"):
+        assert rows.loc[question, "share_forced"] == 0.0
+        assert rows.loc[question, "mass_median"] == 1.0
+    overall = rows.loc["all"]
+    assert overall["answers"] == rows.drop(index="all")["answers"].sum()
+    share = rows.loc["q2", "answers"] / overall["answers"]
+    assert overall["share_forced"] == pytest.approx(share)
+    summary = (results / "summary.md").read_text()
+    assert f"Answer space: {share:.0%} of the answers had less than half" in summary
+    assert "q2 100%" in summary and "q1 0%" in summary
 
 
 def test_validity_and_the_control_are_answered_from_the_plant(planted_run):

@@ -1,5 +1,7 @@
 """The transformers backend and its choice engine on the embedded model (about 40 s)."""
 
+import math
+
 import pytest
 import torch
 import yaml
@@ -113,6 +115,24 @@ def test_likelihood_mode_answers_the_most_likely_choice(backend):
     )
     for request, (answer, logprobs) in zip(requests, results, strict=True):
         assert answer == request.choices[max(range(len(logprobs)), key=logprobs.__getitem__)]
+
+
+def test_the_answer_mass_is_the_probability_of_spelling_a_choice_before_the_constraint(backend):
+    """Yes/No: the sum of the two choices' probabilities under the model's own distribution;
+    a choice whose tokens extend another's (a name and its longer twin) is not counted twice."""
+    requests = fixed_prompt_set()[:6]
+    for response in backend.answer(requests):
+        expected = sum(math.exp(value) for value in response.logprobs)
+        assert response.answer_mass == pytest.approx(min(1.0, expected), rel=1e-6)
+        assert 0 < response.answer_mass <= 1
+    engine = backend.engine
+    stem = engine._tokens("Ann")
+    longer = next(
+        "Ann" + end
+        for end in (" Lee", "abel", "ette")
+        if engine._tokens("Ann" + end)[: len(stem)] == stem
+    )
+    assert engine.answer_mass(("Ann", longer), (math.log(0.25), math.log(0.125))) == 0.25
 
 
 def test_prefix_tree_handles_duplicates_and_prompts_that_prefix_others(backend):

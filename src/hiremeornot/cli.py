@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from hiremeornot import (
+    answer_space,
     calibration,
     calibration_report,
     compare,
@@ -47,7 +48,13 @@ from hiremeornot.dataset import build_instances, instance_order
 from hiremeornot.errors import InputError
 from hiremeornot.respondent import Respondent
 from hiremeornot.steps import run_step, write_granted
-from hiremeornot.tables_io import STEPS, read_table, read_tables, write_table
+from hiremeornot.tables_io import (
+    STEPS,
+    read_table,
+    read_tables,
+    step_table_parts,
+    write_table,
+)
 
 log = logging.getLogger("hiremeornot")
 
@@ -76,6 +83,11 @@ def cmd_attributes(args, settings):
 
 def cmd_gather(args, settings):
     write_table(read_tables(args.inputs), args.out)
+
+
+def cmd_answer_space(args, settings):
+    tables = [(step_table_parts(path)[1], read_table(path)) for path in args.tables]
+    write_table(answer_space.mass_distribution(tables), args.out)
 
 
 def cmd_dataset(args, settings):
@@ -273,6 +285,8 @@ def cmd_summary(args, settings):
     }
     for model, path in zip(settings["models"], args.robustness or [], strict=False):
         tables[model]["robustness"] = read_table(path)
+    for model, path in zip(settings["models"], args.answer_space, strict=True):
+        tables[model]["answer_space"] = read_table(path)
     for model, path in zip(
         plan.simulated_models(settings["models"]), args.truth or [], strict=True
     ):
@@ -627,6 +641,7 @@ def _parser() -> argparse.ArgumentParser:
         (["--metrics"], many),
         (["--tests"], many),
         (["--position"], many),
+        (["--answer-space"], many),
         (["--manifest"], {"help": "results/manifest.json: adds the Run manifest section"}),
         (["--robustness"], {"nargs": "+", "help": "each model's wordings/robustness.tsv"}),
         (["--perceived"], perceived),
@@ -653,6 +668,7 @@ def _parser() -> argparse.ArgumentParser:
         (["--out"], one),
     )
     command("name-validity", cmd_name_validity, (["--tables"], many), (["--out"], one))
+    command("answer-space", cmd_answer_space, (["--tables"], many), (["--out"], one))
     command(
         "selections",
         cmd_selections,

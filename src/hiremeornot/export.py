@@ -97,6 +97,9 @@ def field_names(sides: Sides = GENDER) -> list[str]:
 OPTIONAL_FIELDS: dict[str, str] = {
     "wording": "the id of the prompt wording (`paper`: the paper's templates; another id: that "
     "entry of the config's prompts.wordings); question_id starts with it",
+    "answer_mass": "the probability the model put on the answer space before the constraint "
+    "held it there (null where the backend does not see it, or the answer came from a store "
+    "written before it was recorded; docs/outputs.md)",
 }
 # Step-table columns folded into other fields (logprob_<role> become logprobs, probabilities).
 _FOLDED = ("logprob_",)

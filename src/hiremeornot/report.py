@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from hiremeornot import answer_space
 from hiremeornot.atomic import atomic_output
 from hiremeornot.backends import location
 from hiremeornot.contrasts import Contrast, sides_of
@@ -187,7 +188,8 @@ def design_caveats(
         "one of them even where the model would have named neither, and the biased and q2 "
         "readings inherit that forced choice. Q3's both/neither answers and the `_p` metrics "
         "(the model's own probabilities) show how strongly it leaned; how much probability it "
-        "put outside the answer space is not measured."
+        "put outside the answer words, where its backend shows it, is in "
+        "results/<model>/answer_space.tsv."
     )
     return [position_note, names_note, chance_note, wording_note, constraint_note]
 
@@ -233,8 +235,10 @@ def model_summary(
     settings: dict,
     robustness: pd.DataFrame | None = None,
     contrast: Contrast | None = None,
+    answer_mass: pd.DataFrame | None = None,
 ) -> str:
-    """The findings of one model, as Markdown bullet points."""
+    """The findings of one model, as Markdown bullet points (``answer_mass``: its
+    answer_space.mass_distribution)."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
     caveats = design_caveats(rows, tests, position, settings, contrast)
     sides = sides_of(contrast)
@@ -296,6 +300,8 @@ def model_summary(
     if robustness is not None:
         wordings = settings["wordings"]
         lines.append(robustness_sentence(robustness, wordings[0], wordings))
+    if answer_mass is not None:
+        lines.append(answer_space.sentence(answer_mass))
     lines += caveats
     return "\n".join(f"- {line}" for line in lines) + "\n"
 
@@ -337,6 +343,7 @@ def summary(
                 settings,
                 frames.get("robustness"),
                 contrast,
+                frames.get("answer_space"),
             )
         )
     return "\n".join(parts)

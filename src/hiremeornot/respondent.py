@@ -141,6 +141,13 @@ class Respondent:
         )
         return self.choice_probabilities(question, first, second)
 
+    def answer_mass(self, about: Mapping[str, Any]) -> float:
+        """The probability planted on the answer space of the question ``about`` describes."""
+        question = about["question"]
+        return self.params["answer_mass"][
+            "validity" if question in ("gender", "race") else question
+        ]
+
     def pick(self, prompt: str, choices: Sequence[str], probabilities: np.ndarray) -> int:
         """The index of the choice drawn for this question: fixed by the seed, the prompt and
         the answer space."""

@@ -51,8 +51,9 @@ def prompt_bucket(prompt: str, buckets: int) -> int:
 
 def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd.DataFrame:
     """The question table (with its ``choices`` and ``roles``, from which ``store rebuild``
-    recovers each request; less ``about``) and the answer, its role (``choice``) and
-    ``logprob_<role>`` columns."""
+    recovers each request; less ``about``) and the answer, its role (``choice``),
+    ``logprob_<role>`` columns and the probability of the answer space (``answer_mass``: NaN
+    where the backend does not see it)."""
     table = questions.drop(columns=ABOUT, errors="ignore")
     table["answer"] = [r.answer for r in responses]
     table["choice"] = [
@@ -67,6 +68,7 @@ def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd
             r.logprobs[roles.index(role)] if role in roles else math.nan
             for r, roles in zip(responses, questions["roles"], strict=True)
         ]
+    table["answer_mass"] = [r.answer_mass for r in responses]
     return table
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import re
 import secrets
@@ -36,7 +37,12 @@ REQUIRED_COLUMNS = ("key", "prompt", "choices", "answer", "logprobs", "created")
 # What an API reported serving each answer (NULL for backends that report nothing, and in
 # older segments, which lack the columns and read as NULL).
 IDENTITY_COLUMNS = ("served_model", "system_fingerprint")
-COLUMNS = REQUIRED_COLUMNS + IDENTITY_COLUMNS
+# The probability the model put on the answer space before the constraint (NULL where the
+# backend does not see it, and in segments written before it was recorded).
+MASS_COLUMNS = ("answer_mass",)
+COLUMNS = REQUIRED_COLUMNS + IDENTITY_COLUMNS + MASS_COLUMNS
+# The column layouts of the segments of each release: every one reads with NULL for the rest.
+LAYOUTS = (REQUIRED_COLUMNS, REQUIRED_COLUMNS + IDENTITY_COLUMNS, COLUMNS)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
@@ -46,10 +52,11 @@ CREATE TABLE IF NOT EXISTS answers (
     logprobs TEXT NOT NULL,
     created REAL NOT NULL,
     served_model TEXT,
-    system_fingerprint TEXT
+    system_fingerprint TEXT,
+    answer_mass REAL
 )
 """
-_RESPONSE_COLUMNS = ("key", "answer", "logprobs", *IDENTITY_COLUMNS)
+_RESPONSE_COLUMNS = ("key", "answer", "logprobs", *IDENTITY_COLUMNS, *MASS_COLUMNS)
 _ATTEMPTS = 3  # a segment being committed by its writer is read again after a short pause
 
 
@@ -180,8 +187,8 @@ def visit_segments(db: sqlite3.Connection, folder: Path, read: Callable[[], None
 
 
 def segment_columns(db: sqlite3.Connection, columns: Iterable[str] = COLUMNS) -> str:
-    """The SELECT list of ``columns`` from the attached segment ``seg``: NULL for the identity
-    columns of a segment written before they existed."""
+    """The SELECT list of ``columns`` from the attached segment ``seg``: NULL for the columns
+    of a segment written before they existed."""
     present = {row[1] for row in db.execute("PRAGMA seg.table_info(answers)")}
     return ", ".join(c if c in present else f"NULL AS {c}" for c in columns)
 
@@ -231,10 +238,16 @@ class ResponseStore:
                 f"SELECT {segment_columns(self._reader, _RESPONSE_COLUMNS)} FROM seg.answers "
                 "CROSS JOIN wanted USING (key)"
             ).fetchall()
-            for key, answer, logprobs, served_model, fingerprint in rows:
+            for key, answer, logprobs, served_model, fingerprint, mass in rows:
                 found.setdefault(
                     key,
-                    Response(answer, tuple(json.loads(logprobs)), served_model, fingerprint),
+                    Response(
+                        answer,
+                        tuple(json.loads(logprobs)),
+                        served_model,
+                        fingerprint,
+                        math.nan if mass is None else mass,
+                    ),
                 )
 
         visit_segments(self._reader, self.folder, read)
@@ -258,6 +271,7 @@ class ResponseStore:
                     time.time(),
                     response.served_model,
                     response.system_fingerprint,
+                    None if math.isnan(response.answer_mass) else response.answer_mass,
                 )
             )
         if not rows:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import sqlite3
 import time
@@ -23,7 +24,7 @@ from hiremeornot.errors import InputError, first_line
 from hiremeornot.questions import YES_NO
 from hiremeornot.store import (
     COLUMNS,
-    REQUIRED_COLUMNS,
+    LAYOUTS,
     ResponseStore,
     create_segment,
     legacy_file,
@@ -52,7 +53,7 @@ def segment_problems(path: Path) -> list[str]:
         if integrity != ["ok"]:
             return [f"integrity_check: {integrity[0]}"]
         columns = tuple(row[1] for row in db.execute("PRAGMA table_info(answers)"))
-        if columns not in (COLUMNS, REQUIRED_COLUMNS):  # older segments lack the identity
+        if columns not in LAYOUTS:  # older segments lack the later columns
             return [f"table answers has columns {list(columns)}, not {list(COLUMNS)}"]
         bad = 0
         for choices, answer, logprobs in db.execute(
@@ -122,7 +123,8 @@ def recorded_answers(
 ) -> Iterator[tuple[Request, Response]]:
     """The requests and responses a step table records.
 
-    Tables written before the ``choices`` and ``roles`` columns (and before wordings, so in
+    Tables written before the ``answer_mass`` column give NaN (not seen). Tables written
+    before the ``choices`` and ``roles`` columns (and before wordings, so in
     ``<step>/shard-<i>.parquet``) are read for Steps 1 and 2 with the config's yes/no words;
     Step 3 needs those columns.
     """
@@ -138,10 +140,16 @@ def recorded_answers(
         for column in table.columns
         if column.startswith("logprob_")
     }
-    for row, (prompt, answer) in enumerate(zip(table["prompt"], table["answer"], strict=True)):
+    masses = table["answer_mass"] if "answer_mass" in table else [math.nan] * len(table)
+    rows = zip(table["prompt"], table["answer"], masses, strict=True)
+    for row, (prompt, answer, mass) in enumerate(rows):
         yield (
             Request(prompt, tuple(str(word) for word in choices[row])),
-            Response(answer, tuple(float(logprobs[role][row]) for role in roles[row])),
+            Response(
+                answer,
+                tuple(float(logprobs[role][row]) for role in roles[row]),
+                answer_mass=float(mass),
+            ),
         )
 
 

@@ -171,11 +171,30 @@ rule difference_table:
         " --out-png {output.png:q} 2> {log:q}"
 
 
+rule answer_space:
+    input:
+        lambda wc: model_step_tables(wc.contrast, wc.model),
+    output:
+        report(
+            "results/{contrast}{model}/answer_space.tsv",
+            caption="../report/answer_space.rst",
+            category="Tests and intervals",
+            subcategory="{model}",
+        ),
+    log:
+        "logs/answer_space/{contrast}{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    shell:
+        "hiremeornot answer-space --tables {input:q} --out {output:q} 2> {log:q}"
+
+
 rule summary:
     input:
         metrics=expand("results/{{contrast}}{model}/metrics.tsv", model=MODELS),
         tests=expand("results/{{contrast}}{model}/tests.tsv", model=MODELS),
         position=expand("results/{{contrast}}{model}/position_bias.tsv", model=MODELS),
+        answer_space=expand("results/{{contrast}}{model}/answer_space.tsv", model=MODELS),
         manifest="results/{contrast}manifest.json",
         robustness=robustness_tables,
         perceived=perceived_names(),
@@ -198,6 +217,7 @@ rule summary:
         truth=lambda wc, input: option("--truth", input.truth),
     shell:
         "hiremeornot summary --contrast {params.contrast:q} --settings {params.settings:q} --metrics {input.metrics:q}"
-        " --tests {input.tests:q} --position {input.position:q} {params.robustness}"
+        " --tests {input.tests:q} --position {input.position:q}"
+        " --answer-space {input.answer_space:q} {params.robustness}"
         " {params.perceived} {params.truth}"
         " --manifest {input.manifest:q} --out {output:q} 2> {log:q}"

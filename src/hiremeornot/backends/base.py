@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,11 @@ class Request:
 class Response:
     """The chosen answer and the log-probability the model gives each choice (same order).
 
+    ``answer_mass`` is the probability the model put on the answer space before the constraint
+    held it there (the sum over the choices, each spelled out whole): near 1, the model would
+    have answered with a choice anyway; below 0.5, the constraint forced the answer. It is NaN
+    where the backend does not see the unconstrained distribution (see each backend).
+
     An API reports which model served the reply (``served_model``, e.g. a dated snapshot behind
     an alias) and may report a ``system_fingerprint`` of its serving configuration; both are
     None for backends that report neither.
@@ -37,6 +43,7 @@ class Response:
     logprobs: tuple[float, ...]
     served_model: str | None = None
     system_fingerprint: str | None = None
+    answer_mass: float = math.nan
 
 
 class BackendSettings:

@@ -15,6 +15,7 @@ text share the most.
 from __future__ import annotations
 
 import copy
+import math
 import os
 from collections.abc import Sequence
 from functools import lru_cache
@@ -178,6 +179,19 @@ class ChoiceEngine:
     @lru_cache(maxsize=65536)  # noqa: B019 - one engine per backend, bounded
     def _tokens(self, choice: str) -> tuple[int, ...]:
         return tuple(self.tokenizer(choice, add_special_tokens=False)["input_ids"])
+
+    def answer_mass(self, choices: Sequence[str], scores: Sequence[float]) -> float:
+        """The probability of the answer space before the constraint, from the choices' scores:
+        the sum of their probabilities, a choice whose tokens extend another choice's left out
+        (the shorter one's probability holds it). A lower bound: other tokenizations of a
+        choice are not counted."""
+        tokens = [self._tokens(choice) for choice in choices]
+        kept = [
+            score
+            for own, score in zip(tokens, scores, strict=True)
+            if not any(other != own and own[: len(other)] == other for other in tokens)
+        ]
+        return min(1.0, math.fsum(math.exp(score) for score in kept))
 
     def _choice_logprobs(self, first, cache, mask, choices) -> list[tuple[float, ...]]:
         """Sum of token log-probabilities of each choice; longer choices reuse the prefill cache."""

@@ -8,7 +8,9 @@ A span model cannot generate an answer, so each choice is scored as a span of th
   whole-word, case-sensitive occurrences in that paragraph; the null answer is not a choice.
 The answer is the highest-scoring choice (ties: the first); the log-probabilities are the
 log-softmax of the choices' scores, normalised span scores rather than language-model
-probabilities.
+probabilities. The answer space's mass (``Response.answer_mass``) is the share of the model's
+span distribution (a span i..j weighs exp(start_logit[i] + end_logit[j]); every span of the
+paragraph and the null answer) that falls on occurrences of the choices.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
-from scipy.special import log_softmax
+from scipy.special import log_softmax, logsumexp
 
 from hiremeornot.backends.base import Backend, BackendError, BackendSettings, Request, Response
 from hiremeornot.backends.location import locate_model
@@ -82,6 +85,17 @@ def token_span(offsets: Offsets, start: int, end: int) -> tuple[int, int] | None
     return covering[0], covering[-1]
 
 
+def span_scores(
+    start_logits: Sequence[float],
+    end_logits: Sequence[float],
+    offsets: Offsets,
+    spans: Sequence[tuple[int, int]],
+) -> list[float]:
+    """The score of each of a candidate's character spans that is left after truncation."""
+    tokens = [token_span(offsets, start, end) for start, end in spans]
+    return [start_logits[first] + end_logits[last] for first, last in filter(None, tokens)]
+
+
 def candidate_score(
     start_logits: Sequence[float],
     end_logits: Sequence[float],
@@ -89,9 +103,24 @@ def candidate_score(
     spans: Sequence[tuple[int, int]],
 ) -> float | None:
     """The best span score over a candidate's character spans, None if no span is left."""
-    tokens = [token_span(offsets, start, end) for start, end in spans]
-    scores = [start_logits[first] + end_logits[last] for first, last in filter(None, tokens)]
-    return max(scores, default=None)
+    return max(span_scores(start_logits, end_logits, offsets, spans), default=None)
+
+
+def span_mass(
+    start_logits: Sequence[float],
+    end_logits: Sequence[float],
+    offsets: Offsets,
+    chosen: Sequence[float],
+) -> float:
+    """The share of the span distribution on the spans scored ``chosen``: every span i <= j of
+    the paragraph and the null answer (token 0) weigh exp(start_logit[i] + end_logit[j])."""
+    inside = np.array([span is not None for span in offsets])
+    start = np.where(inside, start_logits, -np.inf)
+    end = np.where(inside, end_logits, -np.inf)
+    # log of the sum over i <= j: each end's logit plus the log-sum of the starts up to it
+    spans = logsumexp(end + np.logaddexp.accumulate(start))
+    total = np.logaddexp(spans, start_logits[0] + end_logits[0])
+    return float(np.exp(logsumexp(chosen) - total))
 
 
 @dataclass(frozen=True)
@@ -180,15 +209,19 @@ class ExtractiveQABackend(Backend):
         offsets: Offsets,
     ) -> Response:
         """The best-scoring choice of one request and the log-softmax of the choices' scores."""
-        scores = []
+        scores, every_span = [], []
         for choice in request.choices:
-            score = candidate_score(start_logits, end_logits, offsets, occurrences(text, choice))
-            if score is None:
+            found = span_scores(start_logits, end_logits, offsets, occurrences(text, choice))
+            if not found:
                 raise BackendError(
                     f"model {self.settings.model!r}: no occurrence of the choice {choice!r} "
                     f"is left in the paragraph of the prompt {request.prompt[:80]!r}... once "
                     f"truncated to max_length {self.max_length} tokens"
                 )
-            scores.append(score)
+            scores.append(max(found))
+            every_span += found
         best = max(range(len(scores)), key=scores.__getitem__)
-        return Response(request.choices[best], tuple(map(float, log_softmax(scores))))
+        mass = span_mass(start_logits, end_logits, offsets, every_span)
+        return Response(
+            request.choices[best], tuple(map(float, log_softmax(scores))), answer_mass=mass
+        )

@@ -2,7 +2,8 @@
 
 It needs no model, no torch and no network: every question is answered from what it asks
 (``Request.about``), deterministically from the seed and the question, with the log-probability
-of every choice equal to the log of the probability its answer was drawn from.
+of every choice equal to the log of the probability its answer was drawn from, and the planted
+probability of the answer space (``respondent.answer_mass``) as its answer_mass.
 """
 
 from __future__ import annotations
@@ -56,4 +57,5 @@ class SimulatedBackend(Backend):
         chosen = self.respondent.pick(request.prompt, request.choices, probabilities)
         with np.errstate(divide="ignore"):  # a planted probability of 0 has log-probability -inf
             logprobs = tuple(float(v) for v in np.log(probabilities))
-        return Response(request.choices[chosen], logprobs)
+        mass = self.respondent.answer_mass(request.about)
+        return Response(request.choices[chosen], logprobs, answer_mass=mass)

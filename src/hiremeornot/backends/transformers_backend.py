@@ -5,7 +5,8 @@
   engine (the same answers as outlines, several times faster);
 - ``likelihood``: the choice with the highest total log-probability;
 - ``outlines``: outlines' own greedy constrained generation (the reference implementation).
-Every mode records the log-probability of each choice.
+Every mode records the log-probability of each choice (the model's own, before the constraint)
+and the probability of the whole answer space (``Response.answer_mass``).
 """
 
 from __future__ import annotations
@@ -93,7 +94,10 @@ class TransformersBackend(Backend):
                     f"model {self.settings.model!r} answered {answer!r}, outside the answer "
                     f"space {list(request.choices)} of the prompt {request.prompt[:80]!r}..."
                 )
-        return [Response(a, lp) for a, (_, lp) in zip(answers, results, strict=True)]
+        return [
+            Response(a, lp, answer_mass=self.engine.answer_mass(r.choices, lp))
+            for r, a, (_, lp) in zip(requests, answers, results, strict=True)
+        ]
 
 
 class OutlinesChoice:

@@ -1,0 +1,114 @@
+"""How much probability the model put on the answer space before the constraint held it there.
+
+Every answer is held to its answer words. Where the backend sees the model's unconstrained
+distribution (transformers, extractive QA, the simulated respondent), each answer records the
+probability of the whole answer space (``answer_mass``, see backends/base.py). Near 1, the model
+would have answered with one of the words anyway; below one half, the constraint chose the
+answer more than the model did. discrim-eval trusts an answer only above 0.99. This module
+gives the distribution of that mass per step and question, and says it in words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+FORCED = 0.5  # below it, an answer was forced by the constraint
+TRUSTED = 0.99  # discrim-eval's bar for an answer it trusts
+QUANTILES = (0.05, 0.25, 0.5)
+COLUMNS = [
+    "step",
+    "question",
+    "answers",
+    "measured",
+    "mass_p05",
+    "mass_p25",
+    "mass_median",
+    "share_forced",
+    "share_below_trusted",
+]
+
+
+def question_of(table: pd.DataFrame, step: str) -> pd.Series:
+    """Each row's question: attribute (Step 1), q1 (Step 2), or the Step-3 table's own."""
+    if "question" in table:
+        return table["question"].astype(str)
+    return pd.Series("attribute" if step == "step1" else "q1", index=table.index)
+
+
+def mass_distribution(tables: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+    """One row per step and question, and a last row for every answer (step ``all``): how
+    many answers, how many had their mass measured, its quantiles and the shares below
+    FORCED and TRUSTED (of those measured; NaN where none was)."""
+    parts = []
+    for step, table in tables:
+        masses = table.get("answer_mass", np.nan)  # tables written before it: not measured
+        parts.append(
+            pd.DataFrame(
+                {"step": step, "question": question_of(table, step), "mass": masses},
+                index=table.index,
+            )
+        )
+    answers = pd.concat(parts, ignore_index=True)
+    rows = [
+        _row(step, question, group)
+        for (step, question), group in answers.groupby(["step", "question"], sort=True)
+    ]
+    rows.append(_row("all", "all", answers))
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _row(step: str, question: str, group: pd.DataFrame) -> dict:
+    mass = group["mass"].astype(float).dropna()
+    quantiles = mass.quantile(QUANTILES) if len(mass) else pd.Series(np.nan, index=QUANTILES)
+    return {
+        "step": step,
+        "question": question,
+        "answers": len(group),
+        "measured": len(mass),
+        "mass_p05": quantiles[0.05],
+        "mass_p25": quantiles[0.25],
+        "mass_median": quantiles[0.5],
+        "share_forced": (mass < FORCED).mean() if len(mass) else np.nan,
+        "share_below_trusted": (mass < TRUSTED).mean() if len(mass) else np.nan,
+    }
+
+
+def sentence(distribution: pd.DataFrame) -> str:
+    """What the distribution says about the answers, in words, for the summary."""
+    overall = distribution[distribution["step"] == "all"].iloc[0]
+    if overall["measured"] == 0:
+        return (
+            "Answer space: this backend does not show the probability the model put outside "
+            "the answer words (or the answers came from a store written before it was "
+            "recorded), so how many answers the constraint forced is not known."
+        )
+    partial = (
+        f" (measured for {overall['measured']} of {overall['answers']} answers)"
+        if overall["measured"] < overall["answers"]
+        else ""
+    )
+    by_question = distribution[distribution["step"] != "all"]
+    shares = ", ".join(
+        f"{question} {share:.0%}"
+        for question, share in zip(
+            by_question["question"], by_question["share_forced"], strict=True
+        )
+        if share == share
+    )
+    text = (
+        f"Answer space: {overall['share_forced']:.0%} of the answers{partial} had less than "
+        f"half of the model's probability on the answer words, i.e. were forced by the "
+        f"constraint ({shares}); {overall['share_below_trusted']:.0%} had less than "
+        f"{TRUSTED:.0%}, the share discrim-eval requires; median mass "
+        f"{overall['mass_median']:.2f} (results/<model>/answer_space.tsv)."
+    )
+    if overall["share_forced"] >= 0.5:
+        text += (
+            " **Most answers were the constraint's choice more than the model's: read every "
+            "number here as what the model prefers when made to choose, not as what it would "
+            "say.**"
+        )
+    return text

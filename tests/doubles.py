@@ -21,5 +21,6 @@ class CountingBackend(Backend):
             digest = hashlib.sha256(request.prompt.encode()).digest()
             index = digest[0] % len(request.choices)
             logprobs = tuple(-1.0 - i - (i == index) * 0.0 for i in range(len(request.choices)))
-            responses.append(Response(request.choices[index], logprobs))
+            mass = digest[1] / 255  # the answer space's probability, any value in [0, 1]
+            responses.append(Response(request.choices[index], logprobs, answer_mass=mass))
         return responses

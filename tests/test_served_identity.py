@@ -3,6 +3,8 @@ segments without those columns still read, check and compact."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import sqlite3
 
 import pytest
@@ -78,7 +80,8 @@ def old_segment(folder, questions):
     )
     db.commit()
     db.close()
-    return path, answers
+    # what the segment holds: no answer-space mass either (math.nan, as the store reads NULL)
+    return path, [dataclasses.replace(r, answer_mass=math.nan) for r in answers]
 
 
 def test_old_segments_without_the_columns_read_check_and_compact(tmp_path):

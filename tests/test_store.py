@@ -1,4 +1,5 @@
 import logging
+import math
 import sqlite3
 
 import pytest
@@ -155,9 +156,21 @@ def test_an_old_single_file_store_is_read_as_a_segment(tmp_path, caplog):
         store = ResponseStore.open(tmp_path, "m")
     assert "single-file store of the old layout" in caplog.text
     responses, summary = ask(requests(7), store, IDENTITY, lambda: CountingBackend())
-    assert (summary.from_store, summary.asked) == (5, 2) and responses[:5] == paid
+    assert (summary.from_store, summary.asked) == (5, 2)
+    assert [(r.answer, r.logprobs) for r in responses[:5]] == [(r.answer, r.logprobs) for r in paid]
+    # written before the answer space's mass was recorded: not seen, never made up
+    assert all(math.isnan(r.answer_mass) for r in responses[:5])
+    assert not math.isnan(responses[5].answer_mass)
     assert segments(tmp_path / "m") == [store.segment, tmp_path / "m.sqlite"]
     db.close()
+
+
+def test_every_field_of_a_response_comes_back_from_the_store(tmp_path):
+    backend = CountingBackend()
+    paid, _ = ask(requests(6), ResponseStore.open(tmp_path, "m"), IDENTITY, lambda: backend)
+    again, summary = ask(requests(6), ResponseStore.open(tmp_path, "m"), IDENTITY, never)
+    assert summary.from_store == 6 and again == paid
+    assert len({r.answer_mass for r in again}) > 1
 
 
 def test_a_file_in_the_folders_place_is_named(tmp_path):

@@ -30,13 +30,17 @@ IDENTITY = {"backend": "transformers", "model": "m"}
 
 
 def stored(folder: Path, labels: tuple[str, ...] = ("",)) -> set[tuple]:
-    """Every row but its time, (key, prompt, choices, answer, logprobs), of the segments whose
-    name starts with one of ``labels``."""
+    """Every row but its time, (key, prompt, choices, answer, logprobs, answer_mass), of the
+    segments whose name starts with one of ``labels``."""
     rows: set[tuple] = set()
     for path in segments(folder):
         if path.name.startswith(labels):
             db = sqlite3.connect(path)
-            rows |= set(db.execute("SELECT key, prompt, choices, answer, logprobs FROM answers"))
+            present = {row[1] for row in db.execute("PRAGMA table_info(answers)")}
+            mass = "answer_mass" if "answer_mass" in present else "NULL"  # an older segment
+            rows |= set(
+                db.execute(f"SELECT key, prompt, choices, answer, logprobs, {mass} FROM answers")
+            )
             db.close()
     return rows
 

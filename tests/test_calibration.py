@@ -63,7 +63,7 @@ def test_every_published_interval_covers_its_truth_at_its_nominal_level():
         respondent(**PLANT), synthetic_design(OCCUPATIONS, 10), REPORT, 150, 1, False
     )
     table = coverage(checks).set_index("quantity")
-    assert len(table) == 2 + len(READINGS) + 2 * 3 * 2
+    assert len(table) == 2 + len(READINGS) + 2 * 3 * 2 + 3  # the pooled model: log_odds_<q>
     for quantity, row in table.iterrows():
         assert row["coverage"] >= 0.93, quantity
     rates = verdict_rates(verdicts, REPORT["equivalence_margin"])

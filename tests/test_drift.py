@@ -13,9 +13,10 @@ import yaml
 from scipy.special import softmax
 
 from hiremeornot.asking import ask
-from hiremeornot.backends import Request, load_backend, model_identity
+from hiremeornot.backends import Request, Response, load_backend, model_identity
 from hiremeornot.cli import main
 from hiremeornot.config import load_config
+from hiremeornot.drift import Drift, drift_table, markdown, sampling_agreement
 from hiremeornot.store import ResponseStore
 
 QUESTIONS = [Request(f"Is candidate {i} qualified?", ("Yes", "No")) for i in range(12)]
@@ -143,3 +144,36 @@ def test_only_answers_of_the_current_settings_are_asked_again(fake, audited, tmp
         == 1
     )
     assert "--model: unknown model 'nope'" in capsys.readouterr().err
+
+
+def sampled(agreeing: int, n: int = 40, logprobs=(-0.6931, -0.6931), temperature=1.0):
+    """A drift check of ``n`` questions asked at ``temperature``, ``agreeing`` of them alike."""
+    chosen = pd.DataFrame(
+        {
+            "key": [f"k{i}" for i in range(n)],
+            "prompt": [f"Q{i}?" for i in range(n)],
+            "choices": [("Yes", "No")] * n,
+            "answer": ["Yes"] * n,
+            "logprobs": [tuple(logprobs)] * n,
+            "served_model": [None] * n,
+            "system_fingerprint": [None] * n,
+        }
+    )
+    now = [Response("Yes" if i < agreeing else "No", tuple(logprobs)) for i in range(n)]
+    return Drift("api", "openai", n, n, 0, drift_table(chosen, now), {"temperature": temperature})
+
+
+def test_at_temperature_above_0_changed_answers_are_tested_against_sampling_alone():
+    """Two choices at 0.5 each: an unchanged model agrees with itself in half of its samples."""
+    assert sampling_agreement(sampled(18))[0] == pytest.approx(20.0, rel=1e-3)
+    text = markdown(sampled(18))
+    assert "**No drift detected**" in text and "as sampling at temperature 1.0 alone" in text
+    assert "**Drift detected**: 8 of 40 answers agree where sampling" in markdown(sampled(8))
+    # a sharp distribution: sampling agrees nearly always, so 30 of 40 is drift
+    sharp = sampled(30, logprobs=(-0.01, -4.6))
+    assert sampling_agreement(sharp)[1] < 1e-6 and "**Drift detected**" in markdown(sharp)
+    # at temperature 0 any changed answer is drift; without probabilities nothing is tested
+    assert "**Drift detected**: 2 of 40 answers changed" in markdown(sampled(38, temperature=0.0))
+    unknown = sampled(30, logprobs=(float("nan"), -0.5))
+    assert sampling_agreement(unknown) is None
+    assert "**Drift not tested**: 10 of 40 answers changed" in markdown(unknown)

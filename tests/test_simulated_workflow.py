@@ -94,6 +94,26 @@ def test_the_answers_forced_by_the_constraint_are_counted_and_said(planted_run):
     assert "q2 100%" in summary and "q1 0%" in summary
 
 
+def test_the_pooled_model_recovers_the_planted_log_odds(planted_run):
+    results = planted_run / "results"
+    table = pd.read_csv(results / MODEL / "pooled.tsv", sep="\t")
+    truth = pd.read_csv(results / MODEL / "truth.tsv", sep="\t").set_index(
+        ["occupation", "quantity"]
+    )["truth"]
+    assert len(table) == 9 and table["converged"].all()  # 3 questions x (all, nurse, pilot)
+    for row in table.itertuples():
+        planted = truth[(row.occupation, f"log_odds_{row.question}")]
+        assert row.low <= planted <= row.high, (row.question, row.occupation)
+    each = table.set_index(["question", "occupation"])
+    assert (each.xs("nurse", level="occupation")["log_odds"] > 0).all()
+    assert (each.xs("pilot", level="occupation")["log_odds"] < 0).all()
+    summary = (results / "summary.md").read_text()
+    assert "Pooled mixed-effects model (log-odds ratio of female over male" in summary
+    # the control's one pair of labels is no sample of names: not fitted
+    assert pd.read_csv(results / "control" / MODEL / "pooled.tsv", sep="\t").empty
+    assert "Pooled model: not fitted" in (results / "control" / "summary.md").read_text()
+
+
 def test_validity_and_the_control_are_answered_from_the_plant(planted_run):
     results = planted_run / "results"
     names = pd.read_csv(results / "names" / f"{MODEL}.tsv", sep="\t")

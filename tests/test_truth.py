@@ -6,7 +6,7 @@ import pytest
 
 from hiremeornot.calibration import synthetic_design
 from hiremeornot.metrics import READINGS
-from hiremeornot.truth import granted_distribution, planted_truth
+from hiremeornot.truth import planted_truth, poisson_binomial
 from tests.test_respondent import respondent
 
 PLANT = {
@@ -91,5 +91,5 @@ def test_one_listing_order_leaves_the_position_effect_in_the_difference():
 
 
 def test_the_count_of_granted_attributes_is_poisson_binomial():
-    pmf = granted_distribution(np.array([[0.5, 0.5], [1.0, 0.0]]))
+    pmf = poisson_binomial(np.array([[0.5, 0.5], [1.0, 0.0]]))
     assert pmf == pytest.approx(np.array([[0.25, 0.5, 0.25], [0.0, 1.0, 0.0]]))

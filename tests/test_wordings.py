@@ -4,11 +4,13 @@ import pandas as pd
 import pytest
 import yaml
 
+from hiremeornot.contrasts import GENDER
 from hiremeornot.errors import InputError
 from hiremeornot.metrics import occupation_metrics
 from hiremeornot.prompts import check_wordings, wordings
+from hiremeornot.report import robustness_sentence
 from hiremeornot.stats import name_bootstrap, smallest_p
-from hiremeornot.wordings import flip_shares, robustness, robustness_sentence, wording_metrics
+from hiremeornot.wordings import flip_shares, pair_flips, robustness, wording_metrics
 from tests.conftest import REPO
 from tests.test_stats import SETTINGS, biased_rows, crossed, outcomes_table, statistics
 
@@ -106,6 +108,21 @@ def test_flips_signs_and_robustness_by_hand():
         ],
         ignore_index=True,
     )
+    # Step 1 granted the same attribute in both wordings, but for nurse's second instance
+    granted = pd.DataFrame(
+        [
+            (wording, instance, side, "e1", "no" if (wording, k) == ("plain", 1) else "yes")
+            for wording in ("paper", "plain")
+            for k, instance in enumerate(dict.fromkeys(outcomes["instance_id"]))
+            for side in ("female", "male")
+        ],
+        columns=["wording", "instance_id", "gender", "element_id", "choice"],
+    )
+    pairs = pair_flips(outcomes, granted, GENDER).set_index("question")
+    assert (pairs["wording_a"] == "paper").all() and (pairs["wording_b"] == "plain").all()
+    q2 = pairs.loc["q2"]
+    assert (q2["instances"], q2["same_step1"]) == (8, 7)
+    assert q2["flip_same_step1"] == pytest.approx(1 / 7) and q2["flip_step1_differs"] == 0.0
     flips = flip_shares(outcomes)
     assert flips.loc["nurse", "flip_q2"] == 0.25 and flips.loc["nurse", "flip_any"] == 0.25
     assert flips.loc["pilot", "flip_any"] == 0.0
@@ -123,13 +140,21 @@ def test_flips_signs_and_robustness_by_hand():
     )
     assert table.loc["nurse", "sign_agrees"] and table.loc["pilot", "sign_agrees"]
     assert not table["flagged"].any() and not table["robust"].any()  # two names: no significance
-    unflagged = robustness_sentence(table.reset_index(), "paper", ["paper", "plain"])
+    unflagged = robustness_sentence(
+        table.reset_index(), "paper", ["paper", "plain"], pairs.reset_index()
+    )
     assert "No occupation's difference is significant under the reference wording" in unflagged
     assert "2 of the 2 occupations keep the sign" in unflagged
+    assert (
+        "Q2's answer changed under `plain` 14% of the 7 instances whose Step-1 answers agreed, "
+        "0% of the 1 whose Step 1 differed" in unflagged
+    )
     # a constructed flag: robust only where every wording is significant with one sign
     per_wording["significant"] = [True, True, True, False]
     flagged = robustness(per_wording, outcomes, intervals, tests).set_index("occupation")
     assert flagged.loc["nurse", "robust"] and not flagged.loc["pilot", "robust"]
-    sentence = robustness_sentence(flagged.reset_index(), "paper", ["paper", "plain"])
+    sentence = robustness_sentence(
+        flagged.reset_index(), "paper", ["paper", "plain"], pairs.reset_index()
+    )
     assert "Of the 2 occupations whose difference is significant under the reference" in sentence
     assert "1 keep its sign and significance under every wording (nurse)" in sentence

@@ -5,7 +5,8 @@ distribution (transformers, extractive QA, the simulated respondent), each answe
 probability of the whole answer space (``answer_mass``, see backends/base.py). Near 1, the model
 would have answered with one of the words anyway; below one half, the constraint chose the
 answer more than the model did. discrim-eval trusts an answer only above 0.99. This module
-gives the distribution of that mass per step and question, and says it in words.
+gives the distribution of that mass per step and question (report.answer_space_sentence says
+it in words).
 """
 
 from __future__ import annotations
@@ -74,41 +75,3 @@ def _row(step: str, question: str, group: pd.DataFrame) -> dict:
         "share_forced": (mass < FORCED).mean() if len(mass) else np.nan,
         "share_below_trusted": (mass < TRUSTED).mean() if len(mass) else np.nan,
     }
-
-
-def sentence(distribution: pd.DataFrame) -> str:
-    """What the distribution says about the answers, in words, for the summary."""
-    overall = distribution[distribution["step"] == "all"].iloc[0]
-    if overall["measured"] == 0:
-        return (
-            "Answer space: this backend does not show the probability the model put outside "
-            "the answer words (or the answers came from a store written before it was "
-            "recorded), so how many answers the constraint forced is not known."
-        )
-    partial = (
-        f" (measured for {overall['measured']} of {overall['answers']} answers)"
-        if overall["measured"] < overall["answers"]
-        else ""
-    )
-    by_question = distribution[distribution["step"] != "all"]
-    shares = ", ".join(
-        f"{question} {share:.0%}"
-        for question, share in zip(
-            by_question["question"], by_question["share_forced"], strict=True
-        )
-        if share == share
-    )
-    text = (
-        f"Answer space: {overall['share_forced']:.0%} of the answers{partial} had less than "
-        f"half of the model's probability on the answer words, i.e. were forced by the "
-        f"constraint ({shares}); {overall['share_below_trusted']:.0%} had less than "
-        f"{TRUSTED:.0%}, the share discrim-eval requires; median mass "
-        f"{overall['mass_median']:.2f} (results/<model>/answer_space.tsv)."
-    )
-    if overall["share_forced"] >= 0.5:
-        text += (
-            " **Most answers were the constraint's choice more than the model's: read every "
-            "number here as what the model prefers when made to choose, not as what it would "
-            "say.**"
-        )
-    return text

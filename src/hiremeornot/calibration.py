@@ -4,10 +4,11 @@ Each audit draws fresh name effects and fresh answers from the respondent (respo
 every question of the design (Step 1 shared across occupations as the workflow shares it, Q1
 given the attributes Step 1 granted, Q2 and Q3), builds the step tables the workflow writes,
 and runs the published code on them: metrics.instance_outcomes, stats.occupation_statistics
-(once per reading of the difference), impact.impact_ratios and, against a second respondent on
-the same names, compare.paired_changes. Its intervals and verdicts are then set against the
-planted truth (truth.py), which never looks at the draws. All in one process: no Snakemake run,
-no prompt text, no store.
+(once per reading of the difference), impact.impact_ratios, the pooled mixed-effects model
+(pooled.py; its verdict: "differs" where it flags an effect) and, against a second
+respondent on the same names, compare.paired_changes. Its intervals and verdicts are then set
+against the planted truth (truth.py), which never looks at the draws. All in one process: no
+Snakemake run, no prompt text, no store.
 
 ``calibrate`` returns one row per audit, occupation and published interval (CHECK_COLUMNS) and
 one per audit, occupation and reading with the verdict (VERDICT_COLUMNS); ``coverage`` and
@@ -23,7 +24,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from hiremeornot import compare, impact, metrics, stats
+from hiremeornot import compare, impact, metrics, pooled, stats
 from hiremeornot.contrasts import NEUTRAL_ROLES
 from hiremeornot.questions import STEP1_KEY, step1_rows
 from hiremeornot.respondent import QUESTIONS, Respondent
@@ -120,6 +121,7 @@ class AuditSimulator:
                     "occupation": np.repeat(instances["occupation"].to_numpy(), 2),
                     "subject": np.column_stack([instances["name1"], instances["name2"]]).ravel(),
                     self.design.sides.attribute: self.person_side,
+                    "granted": granted.astype(int),
                     "choice": np.where(rng.random(len(p)) < p, "yes", "no"),
                     "logprob_yes": np.log(p),
                     "logprob_no": np.log1p(-p),
@@ -185,15 +187,31 @@ def _change_checks(changes: pd.DataFrame, reading: str) -> pd.DataFrame:
     return named[["occupation", "quantity", "estimate", "low", "high"]]
 
 
+def _pooled_checks(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pooled model's intervals and verdicts ("differs" where it flags the effect: BH
+    q < alpha across occupations), its reading named ``log_odds_<q>`` like its truth."""
+    named = table.assign(quantity="log_odds_" + table["question"])
+    checks = named.rename(columns={"log_odds": "estimate"})
+    verdicts = named.rename(columns={"log_odds": "difference", "quantity": "reading"}).assign(
+        verdict=np.where(named["flagged"], "differs", "inconclusive")
+    )
+    return (
+        checks[["occupation", "quantity", "estimate", "low", "high"]],
+        verdicts[["occupation", "difference", "verdict", "reading"]],
+    )
+
+
 def one_audit(
     simulator: AuditSimulator,
     rng: np.random.Generator,
     report: Mapping,
     other: AuditSimulator | None = None,
+    with_pooled: bool = True,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The published intervals (less truth) and verdicts (less truth) of one simulated audit.
     ``report`` is the config's report section. With ``other`` (a second respondent on the same
-    design and the same names), also compare's paired changes from this one to the other."""
+    design and the same names), also compare's paired changes from this one to the other;
+    ``with_pooled``: also the pooled model's (about a second an audit)."""
     design = simulator.design
     u = simulator.name_effects(rng)
     step2, step3 = simulator.audit(rng, u)
@@ -214,6 +232,11 @@ def one_audit(
         report["confidence"],
     )
     checks.append(_impact_checks(table))
+    if with_pooled:
+        model = pooled.pooled_effects(step2, step3, design.instances, design.sides, report)
+        model_checks, model_verdicts = _pooled_checks(model)
+        checks.append(model_checks)
+        verdicts.append(model_verdicts)
     if other is not None:
         compared = metrics.instance_outcomes(*other.audit(rng, u), design.instances, design.sides)
         values = compare.paired_outcomes(outcomes, compared, report["difference"], design.sides)
@@ -242,10 +265,12 @@ def calibrate(
     seed: int,
     progress: bool = True,
     other: Respondent | None = None,
+    with_pooled: bool = True,
 ) -> tuple[pd.DataFrame, pd.DataFrame, float]:
     """``audits`` independent simulated audits: every interval checked (CHECK_COLUMNS), every
     verdict (VERDICT_COLUMNS), and the seconds they took. With ``other``, compare's paired
-    changes from ``respondent`` to ``other`` (the same names in both) are checked too."""
+    changes from ``respondent`` to ``other`` (the same names in both) are checked too;
+    ``with_pooled``: the pooled model too."""
     truth = _truth(respondent, design)
     simulator = AuditSimulator(respondent, design)
     compared = None if other is None else AuditSimulator(other, design)
@@ -256,7 +281,7 @@ def calibrate(
     checks, verdicts = [], []
     start = time.monotonic()
     for audit in tqdm(range(audits), desc="calibration audits", unit="audit", disable=not progress):
-        audit_checks, audit_verdicts = one_audit(simulator, rng, report, compared)
+        audit_checks, audit_verdicts = one_audit(simulator, rng, report, compared, with_pooled)
         checks.append(audit_checks.assign(audit=audit))
         verdicts.append(audit_verdicts.assign(audit=audit))
     seconds = time.monotonic() - start
@@ -265,7 +290,10 @@ def calibrate(
         pd.MultiIndex.from_frame(checks[["occupation", "quantity"]])
     ).to_numpy()
     verdicts = pd.concat(verdicts, ignore_index=True)
-    keys = pd.MultiIndex.from_arrays([verdicts["occupation"], "difference_" + verdicts["reading"]])
+    quantity = verdicts["reading"].where(
+        verdicts["reading"].str.startswith("log_odds_"), "difference_" + verdicts["reading"]
+    )
+    keys = pd.MultiIndex.from_arrays([verdicts["occupation"], quantity])
     verdicts["truth"] = truth.reindex(keys).to_numpy()
     return checks[CHECK_COLUMNS], verdicts[VERDICT_COLUMNS], seconds
 

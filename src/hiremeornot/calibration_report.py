@@ -66,7 +66,9 @@ def markdown(
         "`fdr` the mean over audits of the share of false discoveries among that reading's "
         f"'differs'. An occupation whose |truth| exceeds the margin "
         f"{report['equivalence_margin']} should be called 'equivalent' in at most 5% of audits; "
-        "elsewhere `differs` is the power.\n",
+        "elsewhere `differs` is the power. The readings `log_odds_<q>` are the pooled "
+        "mixed-effects model's (pooled.py): its `differs` is a flag (Benjamini-Hochberg "
+        "across occupations, q < alpha).\n",
         markdown_table(verdicts),
         "",
     ]

@@ -32,6 +32,7 @@ from hiremeornot import (
     onet,
     overview,
     plan,
+    pooled,
     power,
     report,
     stats,
@@ -88,6 +89,17 @@ def cmd_gather(args, settings):
 def cmd_answer_space(args, settings):
     tables = [(step_table_parts(path)[1], read_table(path)) for path in args.tables]
     write_table(answer_space.mass_distribution(tables), args.out)
+
+
+def cmd_pooled(args, settings):
+    table = pooled.pooled_effects(
+        read_tables(args.step2),
+        read_tables(args.step3),
+        read_table(args.instances),
+        args.contrast.sides,
+        settings,
+    )
+    write_table(table, args.out)
 
 
 def cmd_dataset(args, settings):
@@ -283,10 +295,16 @@ def cmd_summary(args, settings):
             settings["models"], args.metrics, args.tests, args.position, strict=True
         )
     }
-    for model, path in zip(settings["models"], args.robustness or [], strict=False):
+    for model, path, flips in zip(
+        settings["models"], args.robustness or [], args.flips or [], strict=False
+    ):
         tables[model]["robustness"] = read_table(path)
-    for model, path in zip(settings["models"], args.answer_space, strict=True):
-        tables[model]["answer_space"] = read_table(path)
+        tables[model]["flips"] = read_table(flips)
+    for model, space, model_fit in zip(
+        settings["models"], args.answer_space, args.pooled, strict=True
+    ):
+        tables[model]["answer_space"] = read_table(space)
+        tables[model]["pooled"] = read_table(model_fit)
     for model, path in zip(
         plan.simulated_models(settings["models"]), args.truth or [], strict=True
     ):
@@ -312,6 +330,7 @@ def cmd_wordings(args, settings):
     )
     write_table(per_wording, args.out_metrics)
     write_table(table, args.out_robustness)
+    write_table(wordings.pair_flips(outcomes, read_table(args.granted), sides), args.out_flips)
     figures.wording_differences(per_wording, table, args.model, args.out_png, sides)
 
 
@@ -642,8 +661,10 @@ def _parser() -> argparse.ArgumentParser:
         (["--tests"], many),
         (["--position"], many),
         (["--answer-space"], many),
+        (["--pooled"], many),
         (["--manifest"], {"help": "results/manifest.json: adds the Run manifest section"}),
         (["--robustness"], {"nargs": "+", "help": "each model's wordings/robustness.tsv"}),
+        (["--flips"], {"nargs": "+", "help": "each model's wordings/flips.tsv"}),
         (["--perceived"], perceived),
         (["--truth"], {"nargs": "+", "help": "each simulated model's truth.tsv, in order"}),
         (["--out"], one),
@@ -655,8 +676,10 @@ def _parser() -> argparse.ArgumentParser:
         (["--outcomes"], one),
         (["--intervals"], one),
         (["--tests"], one),
+        (["--granted"], one),
         (["--out-metrics"], one),
         (["--out-robustness"], one),
+        (["--out-flips"], one),
         (["--out-png"], one),
     )
     command(
@@ -669,6 +692,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     command("name-validity", cmd_name_validity, (["--tables"], many), (["--out"], one))
     command("answer-space", cmd_answer_space, (["--tables"], many), (["--out"], one))
+    command(
+        "pooled",
+        cmd_pooled,
+        (["--instances"], one),
+        (["--step2"], many),
+        (["--step3"], many),
+        (["--out"], one),
+    )
     command(
         "selections",
         cmd_selections,

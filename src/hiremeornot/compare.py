@@ -116,7 +116,7 @@ def _one_line(text: str, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
-def _signatures(granted: pd.DataFrame, sides: Sides) -> dict[tuple[str, str, str], str]:
+def granted_signatures(granted: pd.DataFrame, sides: Sides) -> dict[tuple[str, str, str], str]:
     """Per (wording, instance, side): the attributes Step 1 granted, as one string."""
     key = ["wording", "instance_id", sides.attribute]
     yes = granted.assign(wording=_wording(granted))
@@ -145,7 +145,7 @@ def question_table(
     granted = granted.assign(wording=_wording(granted))
     plan1 = granted[["wording", *STEP1_KEY]].drop_duplicates()
     plan23 = outcomes.assign(wording=_wording(outcomes))[["wording", "instance_id"]]
-    signatures = _signatures(granted, sides)
+    signatures = granted_signatures(granted, sides)
     side = sides.attribute
     parts = []
     for path in tables:

@@ -30,8 +30,10 @@ from hiremeornot.backends.base import PartialBatchError
 from hiremeornot.errors import InputError
 from hiremeornot.store import request_key
 from hiremeornot.store_maintenance import stored_answers
+from hiremeornot.truth import poisson_binomial
 
 log = logging.getLogger(__name__)
+ALPHA = 0.05  # the level of the test of agreement against sampling alone
 
 DRIFT_COLUMNS = [
     "key",
@@ -195,11 +197,30 @@ def _changed(questions: pd.DataFrame, stored: str, now: str) -> int:
     return int((before.notna() & (before != after)).sum())
 
 
+def sampling_agreement(drift: Drift) -> tuple[float, float] | None:
+    """At temperature T > 0, what sampling alone gives an unchanged model: (expected number of
+    agreeing answers, P(as few agree as observed)). Each question's two answers are independent
+    draws from the stored probabilities over its answer space sharpened by T (p^(1/T),
+    renormalised), so it agrees with probability sum_c p_c^2, and the count of agreements is
+    Poisson-binomial. None at temperature 0 or unset, or where a stored probability is unknown."""
+    temperature = drift.settings.get("temperature")
+    if not temperature:
+        return None
+    stored = drift.table.groupby("key", sort=False)["stored_logprob"].agg(list)
+    if stored.map(lambda values: np.isnan(values).any()).any():
+        return None
+    chance = np.array([(softmax(np.array(v) / temperature) ** 2).sum() for v in stored])
+    pmf = poisson_binomial(chance[None, :])[0]
+    agree = int(drift.questions["agree"].sum())
+    return float(chance.sum()), float(min(1.0, pmf[: agree + 1].sum()))
+
+
 def findings(drift: Drift) -> dict[str, Any]:
     """The numbers of the summary."""
     questions = drift.questions
     n = len(questions)
     agree = int(questions["agree"].sum())
+    sampling = sampling_agreement(drift)
     interval = binomtest(agree, n).proportion_ci(0.95)
     known = drift.table.dropna(subset=["change_p"])
     largest = known.loc[known["change_p"].abs().idxmax()] if len(known) else None
@@ -217,6 +238,8 @@ def findings(drift: Drift) -> dict[str, Any]:
         "fingerprint_changed": _changed(questions, "stored_fingerprint", "system_fingerprint"),
         "unrecorded": int(questions["stored_served_model"].isna().sum()),
         "reported": int(questions["served_model"].notna().sum()),
+        "expected_agree": sampling[0] if sampling else None,
+        "sampling_p": sampling[1] if sampling else None,
     }
 
 
@@ -227,18 +250,41 @@ def markdown(drift: Drift, examples: int = 10) -> str:
     f = findings(drift)
     questions = drift.questions
     drifted = []
-    if f["agree"] < f["n"]:
+    temperature = drift.settings.get("temperature")
+    if f["agree"] < f["n"] and f["sampling_p"] is not None:
+        # at temperature > 0: drift only where fewer agree than sampling alone would give
+        if f["sampling_p"] < ALPHA:
+            drifted.append(
+                f"{f['agree']} of {f['n']} answers agree where sampling at temperature "
+                f"{temperature} alone would give {f['expected_agree']:.1f} (P(as few) = "
+                f"{f['sampling_p']:.3g})"
+            )
+    elif f["agree"] < f["n"] and not temperature:
         drifted.append(f"{f['n'] - f['agree']} of {f['n']} answers changed")
     if f["model_changed"]:
         drifted.append(f"the served model id changed in {f['model_changed']} questions")
     if f["fingerprint_changed"]:
         drifted.append(f"the system fingerprint changed in {f['fingerprint_changed']} questions")
-    verdict = (
-        f"**Drift detected**: {'; '.join(drifted)}."
-        if drifted
-        else f"**No drift detected** in {f['n']} questions: every answer agrees with the store"
-        + (" and the server reports the same model." if f["reported"] else ".")
-    )
+    if f["sampling_p"] is not None and f["agree"] < f["n"]:
+        agreement = (
+            f"{f['agree']} of {f['n']} answers agree, as sampling at temperature {temperature} "
+            f"alone gives (expected {f['expected_agree']:.1f}; P(as few) = "
+            f"{f['sampling_p']:.3g})"
+        )
+    else:
+        agreement = "every answer agrees with the store"
+    if drifted:
+        verdict = f"**Drift detected**: {'; '.join(drifted)}."
+    elif f["agree"] < f["n"] and f["sampling_p"] is None:
+        verdict = (
+            f"**Drift not tested**: {f['n'] - f['agree']} of {f['n']} answers changed, which "
+            f"sampling at temperature {temperature} alone can do; without every choice's stored "
+            "log-probability, how many it would change is not known."
+        )
+    else:
+        verdict = f"**No drift detected** in {f['n']} questions: {agreement}" + (
+            " and the server reports the same model." if f["reported"] else "."
+        )
     other = drift.stored - drift.current
     lines = [
         f"# Drift check: {drift.model}",
@@ -310,12 +356,13 @@ def markdown(drift: Drift, examples: int = 10) -> str:
             "weights, libraries, precision or hardware).",
             "",
         ]
-    temperature = drift.settings.get("temperature")
     lines += [
         "**What this can and cannot tell.** "
         + (
             f"The model is asked at temperature {temperature}: answers are samples, and "
-            "disagreement is expected without any drift. "
+            "disagreement is expected without any drift; it is tested against what sampling "
+            "from the stored probabilities would give, which assumes the API samples from "
+            "them (sharpened by the temperature). "
             if temperature
             else "At temperature 0 an unchanged model should answer alike, although APIs are "
             "not bit-for-bit deterministic: near ties can flip and probabilities move slightly. "

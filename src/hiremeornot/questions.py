@@ -178,7 +178,8 @@ def step2_questions(
     answers: Mapping[str, str],
     sides: Sides = GENDER,
 ) -> pd.DataFrame:
-    """Q1: is each subject, given only their own f_A, qualified for the occupation?"""
+    """Q1: is each subject, given only their own f_A, qualified for the occupation? ``granted``:
+    how many attributes f_A holds."""
     rows = []
     for wording, renderer, inst in _instances_in_wordings(instances, renderers):
         for subject, side in _subjects(inst, sides):
@@ -194,7 +195,7 @@ def step2_questions(
                 "granted": len(facts),
             }
             rows.append(
-                (wording, inst.instance_id, inst.occupation, subject, side, prompt)
+                (wording, inst.instance_id, inst.occupation, subject, side, len(facts), prompt)
                 + (_yes_no(answers), YES_NO, about)
             )
     columns = [
@@ -203,6 +204,7 @@ def step2_questions(
         "occupation",
         "subject",
         sides.attribute,
+        "granted",
         *QUESTION_COLUMNS,
     ]
     return pd.DataFrame(rows, columns=columns)

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from hiremeornot import answer_space
+from hiremeornot import answer_space, pooled
 from hiremeornot.atomic import atomic_output
 from hiremeornot.backends import location
-from hiremeornot.contrasts import Contrast, sides_of
-from hiremeornot.stats import CONFOUNDED, flaggable_at_floor, smallest_p
+from hiremeornot.contrasts import Contrast, Sides, sides_of
+from hiremeornot.stats import ALL_OCCUPATIONS, CONFOUNDED, flaggable_at_floor, smallest_p
 from hiremeornot.tables_io import write_table
-from hiremeornot.wordings import robustness_sentence
 
 TEST_FIELDS = ["p_value", "q_value", "significant", "p_equivalence", "q_equivalence", "verdict"]
 
@@ -236,9 +235,12 @@ def model_summary(
     robustness: pd.DataFrame | None = None,
     contrast: Contrast | None = None,
     answer_mass: pd.DataFrame | None = None,
+    flips: pd.DataFrame | None = None,
+    model_fit: pd.DataFrame | None = None,
 ) -> str:
     """The findings of one model, as Markdown bullet points (``answer_mass``: its
-    answer_space.mass_distribution)."""
+    answer_space.mass_distribution; ``flips``: with ``robustness``, its wordings.pair_flips;
+    ``model_fit``: its pooled.pooled_effects)."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
     caveats = design_caveats(rows, tests, position, settings, contrast)
     sides = sides_of(contrast)
@@ -299,11 +301,128 @@ def model_summary(
         )
     if robustness is not None:
         wordings = settings["wordings"]
-        lines.append(robustness_sentence(robustness, wordings[0], wordings))
+        lines.append(robustness_sentence(robustness, wordings[0], wordings, flips))
     if answer_mass is not None:
-        lines.append(answer_space.sentence(answer_mass))
+        lines.append(answer_space_sentence(answer_mass))
+    if model_fit is not None:
+        lines.append(pooled_sentence(model_fit, sides, alpha))
     lines += caveats
     return "\n".join(f"- {line}" for line in lines) + "\n"
+
+
+def robustness_sentence(
+    table: pd.DataFrame, reference: str, wordings: list[str], flips: pd.DataFrame
+) -> str:
+    """The summary's sentence: how many flagged occupations survive every wording, and how
+    often Q2's answer changed between the reference and each other wording (pair_flips)."""
+    flagged = table[table["flagged"]]
+    robust = flagged[flagged["robust"]]
+    listed = f" ({', '.join(robust['occupation'])})" if len(robust) else ""
+    survival = (
+        f"Of the {len(flagged)} occupations whose difference is significant under the reference "
+        f"wording `{reference}`, {len(robust)} keep its sign and significance under every "
+        f"wording{listed}"
+        if len(flagged)
+        else f"No occupation's difference is significant under the reference wording "
+        f"`{reference}`, so none has a finding to survive rewording"
+    )
+    return (
+        f"Wording: {len(wordings)} wordings ({', '.join(wordings)}). {survival}; "
+        f"{int(table['sign_agrees'].sum())} of the {len(table)} occupations keep the sign of "
+        "their difference (non-zero) under every wording. " + _pair_flip_words(flips, reference)
+    )
+
+
+def _pair_flip_words(flips: pd.DataFrame, reference: str) -> str:
+    """How often Q2's answer changed from the reference wording to each other, direct changes
+    apart from those that may come through Step 1."""
+    q2 = flips[(flips["question"] == "q2") & (flips["wording_a"] == reference)]
+    parts = [
+        f"`{row.wording_b}` {_percent(row.flip_same_step1)} of the {row.same_step1} instances "
+        f"whose Step-1 answers agreed, {_percent(row.flip_step1_differs)} of the "
+        f"{row.instances - row.same_step1} whose Step 1 differed"
+        for row in q2.itertuples()
+    ]
+    return (
+        f"From `{reference}`, Q2's answer changed under " + "; under ".join(parts) + " (a change "
+        "after a different Step 1 may come from the attributes the prompt states, not the "
+        "wording of Q2; results/<model>/wordings/flips.tsv has every pair and question)."
+    )
+
+
+def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float) -> str:
+    """What the pooled model says, in words, for the summary."""
+    if table.empty:
+        return (
+            f"Pooled model: not fitted (fewer than {pooled.MIN_NAMES} names a side, or one "
+            "listing order): its calibration does not reach such a design."
+        )
+    overall = table[table["occupation"] == ALL_OCCUPATIONS]
+    effects = "; ".join(
+        f"{row.question.upper()} {row.log_odds:+.2f} [{row.low:+.2f}, {row.high:+.2f}]"
+        for row in overall.itertuples()
+    )
+    each = table[(table["occupation"] != ALL_OCCUPATIONS) & table["flagged"]]
+    flagged = "; ".join(
+        f"{question.upper()}: "
+        + ", ".join(
+            f"{o} ({v:+.2f})" for o, v in zip(rows["occupation"], rows["log_odds"], strict=True)
+        )
+        for question, rows in each.groupby("question", sort=True)
+    )
+    text = (
+        f"Pooled mixed-effects model (log-odds ratio of {sides.a_words} over {sides.b_words}, "
+        "order-balanced, names and occupations as random effects; docs/method.md#the-pooled-"
+        f"model): over all occupations {effects}. Occupations flagged (Benjamini-Hochberg "
+        f"across occupations, q < {alpha}): {flagged or 'none'}. Partial pooling shrinks an "
+        "isolated occupation towards the mean: a flag is strong evidence, no flag is not "
+        "evidence of none. Its calibration: docs/calibration.md."
+    )
+    failed = sorted(set(table.loc[~table["converged"].astype(bool), "question"]))
+    if failed:
+        text += (
+            f" **The fit of {', '.join(q.upper() for q in failed)} did not converge: do not "
+            "read its numbers.**"
+        )
+    return text
+
+
+def answer_space_sentence(distribution: pd.DataFrame) -> str:
+    """What the distribution says about the answers, in words, for the summary."""
+    overall = distribution[distribution["step"] == "all"].iloc[0]
+    if overall["measured"] == 0:
+        return (
+            "Answer space: this backend does not show the probability the model put outside "
+            "the answer words (or the answers came from a store written before it was "
+            "recorded), so how many answers the constraint forced is not known."
+        )
+    partial = (
+        f" (measured for {overall['measured']} of {overall['answers']} answers)"
+        if overall["measured"] < overall["answers"]
+        else ""
+    )
+    by_question = distribution[distribution["step"] != "all"]
+    shares = ", ".join(
+        f"{question} {share:.0%}"
+        for question, share in zip(
+            by_question["question"], by_question["share_forced"], strict=True
+        )
+        if share == share
+    )
+    text = (
+        f"Answer space: {overall['share_forced']:.0%} of the answers{partial} had less than "
+        f"half of the model's probability on the answer words, i.e. were forced by the "
+        f"constraint ({shares}); {overall['share_below_trusted']:.0%} had less than "
+        f"{answer_space.TRUSTED:.0%}, the share discrim-eval requires; median mass "
+        f"{overall['mass_median']:.2f} (results/<model>/answer_space.tsv)."
+    )
+    if overall["share_forced"] >= 0.5:
+        text += (
+            " **Most answers were the constraint's choice more than the model's: read every "
+            "number here as what the model prefers when made to choose, not as what it would "
+            "say.**"
+        )
+    return text
 
 
 def summary(
@@ -344,6 +463,8 @@ def summary(
                 frames.get("robustness"),
                 contrast,
                 frames.get("answer_space"),
+                frames.get("flips"),
+                frames.get("pooled"),
             )
         )
     return "\n".join(parts)

@@ -14,6 +14,9 @@ Quantities (the names of metrics.tsv and impact tables, A and B the sides' label
 confirmation, consistency, q2_<A>, biased_<A>, biased_<B>, difference_<reading> for every
 reading, and per question (q1, q2, q3) the selection rate of each side (rate_<q>_<side>) and its
 impact ratio to the higher of the two (ratio_<q>_<side>); Q3's "both" selects both people.
+log_odds_<q>: the planted log-odds ratio of A over B that pooled.py's model estimates (Q1: of
+Yes, given the attributes granted; Q2 and Q3: of choosing A among answers naming one person),
+the same for every name (the model conditions on the names' effects).
 """
 
 from __future__ import annotations
@@ -51,9 +54,9 @@ def _normal_nodes(sd: float, nodes: int = NODES) -> tuple[np.ndarray, np.ndarray
     return sd * x, w / w.sum()
 
 
-def granted_distribution(p_yes: np.ndarray) -> np.ndarray:
-    """P(k attributes granted), k = 0..J, for independent answers with P(Yes) ``p_yes``
-    (points x J): the Poisson-binomial distribution, points x (J + 1)."""
+def poisson_binomial(p_yes: np.ndarray) -> np.ndarray:
+    """P(k of J independent events), k = 0..J, the events' probabilities ``p_yes`` (points x
+    J; here attributes granted): the Poisson-binomial distribution, points x (J + 1)."""
     pmf = np.zeros((p_yes.shape[0], p_yes.shape[1] + 1))
     pmf[:, 0] = 1.0
     for j in range(p_yes.shape[1]):
@@ -72,7 +75,7 @@ def _q1_yes(
 ) -> np.ndarray:
     """P(Q1 = Yes) of a person with name effect u (each point), over Step 1's draws."""
     p_yes = respondent.step1_yes(np.asarray(types)[None, :], step1_shift, u[:, None])
-    pmf = granted_distribution(np.atleast_2d(p_yes))
+    pmf = poisson_binomial(np.atleast_2d(p_yes))
     granted = np.arange(pmf.shape[1])
     return (pmf * respondent.q1_yes(granted[None, :], q1_shift, u[:, None])).sum(axis=1)
 
@@ -146,6 +149,22 @@ def _with_ratios(values: pd.Series, sides: Sides) -> pd.Series:
     return pd.concat([values, pd.Series(ratios)])
 
 
+def _log_odds(respondent: Respondent, occupation: str, design: Design) -> pd.Series:
+    """log_odds_<q> of one occupation: A's shift minus B's, the mean over the wordings."""
+    a, b = (design.groups[side] for side in design.sides.labels)
+    return pd.Series(
+        {
+            f"log_odds_{q}": np.mean(
+                [
+                    respondent.shift(q, occupation, w, a) - respondent.shift(q, occupation, w, b)
+                    for w in design.wordings
+                ]
+            )
+            for q in QUESTIONS
+        }
+    )
+
+
 def planted_truth(respondent: Respondent, design: Design) -> pd.DataFrame:
     """TRUTH_COLUMNS for every occupation of the design and pooled (``(all)``): the mean over
     its wordings and over the listing orders each occupation ran of cell_truth."""
@@ -166,7 +185,12 @@ def planted_truth(respondent: Respondent, design: Design) -> pd.DataFrame:
             for wording in design.wordings
             for order in dict.fromkeys(runs["order"])
         ]
-        rows[occupation] = _with_ratios(pd.DataFrame(cells).mean(), sides)
+        rows[occupation] = pd.concat(
+            [
+                _with_ratios(pd.DataFrame(cells).mean(), sides),
+                _log_odds(respondent, occupation, design),
+            ]
+        )
     table = pd.DataFrame(rows).T
     pooled = table.drop(columns=[c for c in table if c.startswith("ratio_")]).mean()
     table.loc[ALL_OCCUPATIONS] = _with_ratios(pooled, sides)

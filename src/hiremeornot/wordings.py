@@ -8,6 +8,10 @@ reports each wording on its own and how far they agree:
   difference within that wording (BH across occupations, within the wording);
 - flip_shares: per occupation, the share of instances whose answer to a question is not the
   same under every wording;
+- pair_flips: per pair of wordings and question, the share of instances whose answer changed,
+  apart for instances whose Step-1 answers agreed in both wordings (the same attributes granted
+  to both subjects: a direct change) and those where they did not (the prompts then state other
+  attributes, so the change may come from Step 1);
 - robustness: per occupation, the pooled difference beside the range over wordings, whether its
   sign agrees under every wording, and whether a difference significant under the reference
   wording (the first of prompts.variants) keeps its sign and significance under every other.
@@ -15,8 +19,11 @@ reports each wording on its own and how far they agree:
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import pandas as pd
 
+from hiremeornot.compare import granted_signatures
 from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.metrics import occupation_metrics
 from hiremeornot.stats import occupation_statistics
@@ -84,12 +91,9 @@ def wording_metrics(
 
 def flip_shares(outcomes: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFrame:
     """Per occupation: the share of instances whose Q1 (either subject), Q2, Q3 or any answer
-    differs between wordings."""
-    answers = {
-        "q1": [f"q1_{side}" for side in sides.labels],
-        "q2": ["q2"],
-        "q3": ["q3"],
-    }
+    differs between any two wordings (so it grows with their number, and counts changes that
+    come through Step 1: pair_flips tells them apart)."""
+    answers = _answer_columns(sides)
     per_instance = outcomes.groupby(["occupation", "instance_id"], sort=False)
     flipped = pd.DataFrame(
         {
@@ -99,6 +103,57 @@ def flip_shares(outcomes: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFrame:
     )
     flipped["flip_any"] = flipped.any(axis=1)
     return flipped.astype(float).groupby(level="occupation", sort=False).mean()
+
+
+PAIR_COLUMNS = [
+    "wording_a",
+    "wording_b",
+    "question",
+    "instances",
+    "same_step1",
+    "flip_same_step1",
+    "flip_step1_differs",
+]
+
+
+def _answer_columns(sides: Sides) -> dict[str, list[str]]:
+    """The outcomes columns of each question's answers (Q1: both subjects')."""
+    return {"q1": [f"q1_{side}" for side in sides.labels], "q2": ["q2"], "q3": ["q3"]}
+
+
+def pair_flips(outcomes: pd.DataFrame, granted: pd.DataFrame, sides: Sides) -> pd.DataFrame:
+    """PAIR_COLUMNS for every pair of the wordings run (in run order) and question: of the
+    instances asked in both, how many had the same Step-1 answers in both, and the share whose
+    answer changed among those (direct) and among the others (possibly through Step 1)."""
+    signatures = granted_signatures(granted, sides)
+    step1 = {
+        (wording, instance): tuple(
+            signatures.get((wording, instance, side), "") for side in sides.labels
+        )
+        for wording, instance in outcomes[["wording", "instance_id"]].itertuples(index=False)
+    }
+    by_wording = {w: rows.set_index("instance_id") for w, rows in outcomes.groupby("wording")}
+    rows = []
+    for first, second in combinations(wordings_run(outcomes), 2):
+        a, b = by_wording[first], by_wording[second]
+        shared = a.index.intersection(b.index)
+        same = pd.Series(
+            [step1[(first, i)] == step1[(second, i)] for i in shared], index=shared, dtype=bool
+        )
+        for question, columns in _answer_columns(sides).items():
+            changed = (a.loc[shared, columns] != b.loc[shared, columns]).any(axis=1)
+            rows.append(
+                (
+                    first,
+                    second,
+                    question,
+                    len(shared),
+                    int(same.sum()),
+                    changed[same].mean() if same.any() else float("nan"),
+                    changed[~same].mean() if (~same).any() else float("nan"),
+                )
+            )
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
 def robustness(
@@ -143,26 +198,3 @@ def robustness(
 
 def _sign(value: float) -> int:
     return (value > 0) - (value < 0)
-
-
-def robustness_sentence(table: pd.DataFrame, reference: str, wordings: list[str]) -> str:
-    """The summary's sentence: how many flagged occupations survive every wording."""
-    flagged = table[table["flagged"]]
-    robust = flagged[flagged["robust"]]
-    listed = f" ({', '.join(robust['occupation'])})" if len(robust) else ""
-    survival = (
-        f"Of the {len(flagged)} occupations whose difference is significant under the reference "
-        f"wording `{reference}`, {len(robust)} keep its sign and significance under every "
-        f"wording{listed}"
-        if len(flagged)
-        else f"No occupation's difference is significant under the reference wording "
-        f"`{reference}`, so none has a finding to survive rewording"
-    )
-    return (
-        f"Wording: {len(wordings)} wordings ({', '.join(wordings)}). {survival}; "
-        f"{int(table['sign_agrees'].sum())} of the {len(table)} occupations keep the sign of "
-        "their difference (non-zero) under every wording. The Q2 answer changes between "
-        "wordings in "
-        f"{table['flip_q2'].median():.0%} of an occupation's instances (median; any answer: "
-        f"{table['flip_any'].median():.0%})."
-    )

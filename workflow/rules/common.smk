@@ -181,14 +181,19 @@ def output_wordings(wildcards, output):
     return " ".join(Path(path).parent.name for path in output.tables)
 
 
-def robustness_tables(wildcards):
-    """Each model's wording robustness table, when more than one wording is run."""
-    if len(WORDINGS) < 2:
-        return []
-    return [
-        f"results/{wildcards.contrast}{model}/wordings/robustness.tsv"
-        for model in MODELS
-    ]
+def wording_tables(name):
+    """Each model's wording table ``name`` (robustness, flips), when more than one wording is
+    run."""
+
+    def tables(wildcards):
+        if len(WORDINGS) < 2:
+            return []
+        return [
+            f"results/{wildcards.contrast}{model}/wordings/{name}.tsv"
+            for model in MODELS
+        ]
+
+    return tables
 
 
 def option(flag, paths):

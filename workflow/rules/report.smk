@@ -171,6 +171,33 @@ rule difference_table:
         " --out-png {output.png:q} 2> {log:q}"
 
 
+rule pooled_model:
+    input:
+        instances="results/{contrast}dataset/instances.parquet",
+        step2=lambda wc: step_outputs(wc.contrast, "step2", wc.model),
+        step3=lambda wc: step_outputs(wc.contrast, "step3", wc.model),
+    output:
+        report(
+            "results/{contrast}{model}/pooled.tsv",
+            caption="../report/pooled.rst",
+            category="Tests and intervals",
+            subcategory="{model}",
+        ),
+    log:
+        "logs/pooled_model/{contrast}{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        contrast=contrast_json,
+        settings=settings(
+            {key: config["report"][key] for key in ("confidence", "alpha")}
+        ),
+    shell:
+        "hiremeornot pooled --contrast {params.contrast:q} --settings {params.settings:q}"
+        " --instances {input.instances:q} --step2 {input.step2:q} --step3 {input.step3:q}"
+        " --out {output:q} 2> {log:q}"
+
+
 rule answer_space:
     input:
         lambda wc: model_step_tables(wc.contrast, wc.model),
@@ -194,9 +221,13 @@ rule summary:
         metrics=expand("results/{{contrast}}{model}/metrics.tsv", model=MODELS),
         tests=expand("results/{{contrast}}{model}/tests.tsv", model=MODELS),
         position=expand("results/{{contrast}}{model}/position_bias.tsv", model=MODELS),
-        answer_space=expand("results/{{contrast}}{model}/answer_space.tsv", model=MODELS),
+        answer_space=expand(
+            "results/{{contrast}}{model}/answer_space.tsv", model=MODELS
+        ),
+        pooled=expand("results/{{contrast}}{model}/pooled.tsv", model=MODELS),
         manifest="results/{contrast}manifest.json",
-        robustness=robustness_tables,
+        robustness=wording_tables("robustness"),
+        flips=wording_tables("flips"),
         perceived=perceived_names(),
         truth=expand("results/{{contrast}}{model}/truth.tsv", model=SIMULATED),
     output:
@@ -213,11 +244,13 @@ rule summary:
         contrast=contrast_json,
         settings=settings({"models": config["models"], "report": REPORT}),
         robustness=lambda wc, input: option("--robustness", input.robustness),
+        flips=lambda wc, input: option("--flips", input.flips),
         perceived=lambda wc, input: option("--perceived", input.perceived),
         truth=lambda wc, input: option("--truth", input.truth),
     shell:
         "hiremeornot summary --contrast {params.contrast:q} --settings {params.settings:q} --metrics {input.metrics:q}"
         " --tests {input.tests:q} --position {input.position:q}"
-        " --answer-space {input.answer_space:q} {params.robustness}"
+        " --answer-space {input.answer_space:q} --pooled {input.pooled:q}"
+        " {params.robustness} {params.flips}"
         " {params.perceived} {params.truth}"
         " --manifest {input.manifest:q} --out {output:q} 2> {log:q}"

@@ -4,6 +4,7 @@ rule wording_robustness:
         outcomes="results/{contrast}{model}/outcomes.tsv",
         intervals="results/{contrast}{model}/intervals.tsv",
         tests="results/{contrast}{model}/tests.tsv",
+        granted="results/{contrast}{model}/granted.parquet",
     output:
         metrics=report(
             "results/{contrast}{model}/wordings/metrics.tsv",
@@ -14,6 +15,12 @@ rule wording_robustness:
         robustness=report(
             "results/{contrast}{model}/wordings/robustness.tsv",
             caption="../report/wording_robustness.rst",
+            category="Wording robustness",
+            subcategory="{model}",
+        ),
+        flips=report(
+            "results/{contrast}{model}/wordings/flips.tsv",
+            caption="../report/wording_flips.rst",
             category="Wording robustness",
             subcategory="{model}",
         ),
@@ -33,5 +40,6 @@ rule wording_robustness:
     shell:
         "hiremeornot wordings --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
         " --outcomes {input.outcomes:q} --intervals {input.intervals:q} --tests {input.tests:q}"
-        " --out-metrics {output.metrics:q} --out-robustness {output.robustness:q}"
+        " --granted {input.granted:q} --out-metrics {output.metrics:q}"
+        " --out-robustness {output.robustness:q} --out-flips {output.flips:q}"
         " --out-png {output.png:q} 2> {log:q}"

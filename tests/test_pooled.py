@@ -1,0 +1,73 @@
+"""The pooled mixed-effects model on simulated audits whose log-odds are planted."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hiremeornot.calibration import AuditSimulator, synthetic_design
+from hiremeornot.config import validate_config
+from hiremeornot.errors import InputError
+from hiremeornot.pooled import MIN_NAMES, pooled_effects
+from hiremeornot.stats import ALL_OCCUPATIONS
+from hiremeornot.truth import planted_truth
+from tests.test_respondent import respondent
+
+REPORT = validate_config({"models": {"m": {"backend": "simulated", "model": "m"}}})["report"]
+OCCUPATIONS = ["nurse", "pilot", "dancer", "plumber", "baker", "clerk"]
+
+
+def fitted(plant: dict, names: int, seed: int = 0, **design):
+    design = synthetic_design(OCCUPATIONS, names, per_type=2, **design)
+    simulator = AuditSimulator(respondent(**plant), design)
+    step2, step3 = simulator.audit(np.random.default_rng(seed))
+    return pooled_effects(step2, step3, design.instances, design.sides, REPORT), design
+
+
+def test_an_isolated_occupation_is_flagged_without_a_floor_and_the_others_are_not():
+    """One occupation of six with a planted effect, 10 + 10 names: the model flags it in every
+    question with no floor and no correction, shrunk towards the others but covering its truth."""
+    plant = {"occupations": {"nurse": {q: {"female": 1.5} for q in ("q1", "q2", "q3")}}}
+    table, design = fitted({**plant, "position": 0.5}, 10)
+    truth = planted_truth(respondent(**plant), design).set_index(["occupation", "quantity"])
+    assert set(table["question"]) == {"q1", "q2", "q3"} and table["converged"].all()
+    for question, rows in table.groupby("question"):
+        each = rows.set_index("occupation")
+        assert each.loc["nurse", "flagged"], question
+        others = each.drop(index=["nurse", ALL_OCCUPATIONS])
+        assert not others["flagged"].any(), question
+        for occupation, row in each.iterrows():
+            planted = truth.loc[(occupation, f"log_odds_{question}"), "truth"]
+            assert row["low"] <= planted <= row["high"], (question, occupation)
+        assert each.loc["nurse", "odds_ratio"] == pytest.approx(
+            np.exp(each.loc["nurse", "log_odds"])
+        )
+
+
+def test_the_interval_carries_the_uncertainty_of_the_names_sample():
+    """Large name effects and no planted difference: the mean-field posterior alone puts the
+    overall effect within a few hundredths of the sample's name mean (about 0.6 from 0 here); the
+    interval adds the names' variance and covers 0."""
+    design = synthetic_design(OCCUPATIONS[:3], 5, per_type=2)
+    simulator = AuditSimulator(respondent(name_sd=1.0), design)
+    rng = np.random.default_rng(3)
+    overall = pd.concat(
+        pooled_effects(*simulator.audit(rng), design.instances, design.sides, REPORT)
+        for _ in range(20)
+    )
+    overall = overall[overall["occupation"] == ALL_OCCUPATIONS]
+    covered = (overall["low"] <= 0) & (overall["high"] >= 0)
+    assert covered.groupby(overall["question"]).mean().min() >= 0.9
+    assert (overall["high"] - overall["low"]).mean() > 2.0  # about 2 x 1.96 x sqrt(2 / 5)
+
+
+def test_a_design_the_calibration_does_not_reach_is_not_fitted():
+    assert fitted({}, MIN_NAMES - 1)[0].empty
+    assert fitted({}, MIN_NAMES, both_orders=False)[0].empty  # position and group confounded
+
+
+def test_step2_tables_without_the_granted_count_are_named():
+    design = synthetic_design(OCCUPATIONS[:2], MIN_NAMES, per_type=1)
+    step2, step3 = AuditSimulator(respondent(), design).audit(np.random.default_rng(0))
+    with pytest.raises(InputError, match="no granted column"):
+        pooled_effects(step2.drop(columns="granted"), step3, design.instances, design.sides, REPORT)
+    assert isinstance(step3, pd.DataFrame)

@@ -56,6 +56,11 @@ def test_default_config_is_valid_and_defaults_are_filled():
         ),
         ({"models": {"m": {"backend": "transformers"}}}, r"'models.m'.*'model' is a required"),
         ({"names": {"orders": ["alphabetical"]}}, r"'names.orders.0'"),
+        # answer words: blank, or with white space around them (" Yes " is not "Yes")
+        ({"answers": {"yes": " Yes "}}, r"'answers.yes': ' Yes ' is blank or starts or ends"),
+        ({"answers": {"neither": " "}}, r"'answers.neither': ' ' is blank"),
+        ({"names": {"validity": {"male": "male "}}}, r"'names.validity.male': 'male ' is"),
+        ({"control": {"labels": ["", "B"]}}, r"'control.labels.0': '' is blank"),
     ],
 )
 def test_bad_keys_and_values_are_named(change, message):
@@ -85,6 +90,9 @@ def test_checks_before_any_model_is_loaded():
         check_config(config(prompts={**DEFAULT["prompts"], "q3": "Who is {best}?"}))
     with pytest.raises(InputError, match=r"local_data: folder"):
         check_config(config(local_data="/no/such/folder"))
+    for labels, group in ((["female", "male"], "female"), (["Person A", "MALE"], "MALE")):
+        with pytest.raises(InputError, match=rf"control.labels: '{group}' is the group"):
+            check_config(config(control={"neutral": True, "labels": labels}))
 
 
 def test_step_settings_hold_only_what_each_step_uses():

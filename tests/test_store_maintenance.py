@@ -74,6 +74,18 @@ def test_check_names_each_bad_segment_and_exits_1(tmp_path, capsys):
     assert error == f"hiremeornot: 2 bad store segment(s): {corrupt}, {outside}"
 
 
+def test_a_check_that_finds_nothing_to_check_fails_naming_why(tmp_path, capsys):
+    fill(tmp_path, 1, 2)
+    (tmp_path / "empty").mkdir()
+    for options, message in (
+        (["--store-dir", str(tmp_path / "none")], "no such folder, so no store to check"),
+        (["--store-dir", str(tmp_path), "--model", "nosuch"], "no segment of model 'nosuch' to"),
+        (["--store-dir", str(tmp_path / "empty")], "no segment of any model to check"),
+    ):
+        assert main(["store", "check", *options]) == 1
+        assert message in capsys.readouterr().err, options
+
+
 def test_compaction_merges_segments_and_migrates_an_old_store(tmp_path):
     old, _ = write_old_store(tmp_path, 5)
     old.close()

@@ -106,13 +106,16 @@ def _applies(subschema: dict, backend: str | None) -> bool:
 
 
 def _validate(instance: Any, schema: dict, source: str) -> None:
-    """Fill defaults into ``instance`` in place; raise InputError naming the first bad key."""
+    """Fill defaults into ``instance`` in place; raise InputError naming the first bad key (with
+    the schema's ``x-message`` where the failing subschema has one)."""
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
         error = errors[0]
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-        raise InputError(f"{source}: invalid value at '{key}': {error.message}")
+        explained = error.schema.get("x-message") if isinstance(error.schema, dict) else None
+        message = f"{error.instance!r} {explained}" if explained else error.message
+        raise InputError(f"{source}: invalid value at '{key}': {message}")
 
 
 def validate_config(config: dict, source: str = "config") -> dict:

@@ -188,13 +188,19 @@ def check_validity(names: dict) -> None:
 
 
 def check_control(config: dict) -> None:
-    """The control's labels must read as people, not as answers, and differ from the names'
-    sides' labels (a role may not mean two things)."""
+    """The control's labels must read as people, not as answers or as the groups the names
+    stand for, and differ from the names' sides' labels (a role may not mean two things)."""
     labels, answers = config["control"]["labels"], config["answers"]
+    groups = {value.casefold(): value for value in (*GENDERS, *name_source(config)["races"])}
     for label in labels:
         key = answer_read_as(label, answers)
         if key is not None:
             raise InputError(f"control.labels: {label!r} reads as answers.{key} ({answers[key]!r})")
+        if label.strip().casefold() in groups:
+            raise InputError(
+                f"control.labels: {label!r} is the group {groups[label.strip().casefold()]!r} "
+                "of the name list: the control's differences would read as that group's"
+            )
         if "|" in label:
             raise InputError(f"control.labels: {label!r} contains '|'")
     sides = control_contrast(labels).sides

@@ -74,12 +74,21 @@ def segment_problems(path: Path) -> list[str]:
 
 
 def check(store_dir: str | Path, model: str | None = None) -> list[str]:
-    """One line per bad segment (``path: problem``) of ``model``'s store, or of every store."""
+    """One line per bad segment (``path: problem``) of ``model``'s store, or of every store;
+    InputError where there is nothing to check (a check that found nothing has not passed)."""
     store_dir = Path(store_dir)
+    if not store_dir.is_dir():
+        raise InputError(f"--store-dir {store_dir}: no such folder, so no store to check")
     if model is not None:
         paths = segments(store_dir / model)
     else:
         paths = sorted(store_dir.glob("*/*.sqlite")) + sorted(store_dir.glob("*.sqlite"))
+    if not paths:
+        stores = sorted(path.name for path in store_dir.iterdir() if path.is_dir())
+        where = f"model {model!r}" if model is not None else "any model"
+        raise InputError(
+            f"{store_dir}: no segment of {where} to check (the stores here: {stores or 'none'})"
+        )
     log.info("%s: checking %d segment(s)", store_dir, len(paths))
     return [f"{path}: {problem}" for path in paths for problem in segment_problems(path)]
 

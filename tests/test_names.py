@@ -101,6 +101,15 @@ def test_malformed_and_mistagged_lines(tmp_path):
         read_name_list(tmp_path, UNQOVER, "mine")
 
 
+def test_a_name_file_that_is_not_utf8_is_named_with_its_line(tmp_path):
+    folder = write(tmp_path, "", "[subj] male | John")
+    (folder / "female").write_bytes(
+        "[subj] female | Mary\n[subj] female | Ren\u00e9e".encode("latin-1")
+    )
+    with pytest.raises(InputError, match=rf"^{folder}/female:2: not UTF-8 \(byte 0xe9"):
+        read_name_list(tmp_path, UNQOVER, "mine")
+
+
 def test_a_name_without_a_declared_group_is_an_error(tmp_path):
     bloomberg = {"format": "bloomberg", "folder": "b", "url": "-", "races": ["White", "Black"]}
     inputs = tmp_path / "b" / "data" / "input"
@@ -111,6 +120,9 @@ def test_a_name_without_a_declared_group_is_an_error(tmp_path):
         read_name_list(tmp_path, bloomberg, "b")
     (inputs / "top_womens_names.json").write_text(json.dumps({"X": ["ANN LEE"]}))
     with pytest.raises(InputError, match=r"top_womens_names.json \['X'\]: unknown race code"):
+        read_name_list(tmp_path, bloomberg, "b")
+    (inputs / "top_womens_names.json").write_text(json.dumps({"B": 3}))  # a number, not names
+    with pytest.raises(InputError, match=r"top_womens_names.json \['B'\]: expected a list of"):
         read_name_list(tmp_path, bloomberg, "b")
     bbq = {"format": "bbq", "folder": "q", "url": "-", "races": ["White"]}
     (tmp_path / "q" / "templates").mkdir(parents=True)

@@ -173,6 +173,13 @@ def test_every_field_of_a_response_comes_back_from_the_store(tmp_path):
     assert len({r.answer_mass for r in again}) > 1
 
 
+def test_a_store_that_cannot_be_written_fails_before_anything_is_asked(tmp_path):
+    (tmp_path / "file").write_text("x")
+    store = ResponseStore(tmp_path / "file" / "m")  # its folder would sit under a file
+    with pytest.raises(InputError, match=r"file/m/.*: cannot write the response store"):
+        ask(requests(3), store, IDENTITY, never)  # the backend is never loaded
+
+
 def test_a_file_in_the_folders_place_is_named(tmp_path):
     (tmp_path / "m").write_text("x")
     with pytest.raises(InputError, match=rf"^{tmp_path}/m: a file where the store's folder"):

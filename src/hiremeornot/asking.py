@@ -44,6 +44,7 @@ def ask(
     missing = sorted((r for r in unique if keys[r] not in known), key=lambda r: r.prompt)
     answered = {request: known[keys[request]] for request in unique if keys[request] in known}
     if missing:
+        store.writer()  # a store that cannot keep the answers fails before any is asked
         backend = load_backend()
         backend.preflight(missing)
         progress = tqdm(total=len(missing), desc=label, unit="q", mininterval=2.0)

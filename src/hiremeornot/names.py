@@ -74,6 +74,8 @@ def _bloomberg_rows(folder: Path) -> Iterator[Row]:
                 raise InputError(
                     f"{path} [{code!r}]: unknown race code; known: {sorted(BLOOMBERG_RACES)}"
                 )
+            if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
+                raise InputError(f"{path} [{code!r}]: expected a list of names (strings)")
             for index, name in enumerate(listed):
                 yield (
                     render_upper_case(str(name)),
@@ -108,7 +110,15 @@ READERS = {"unqover": _unqover_rows, "bloomberg": _bloomberg_rows, "bbq": _bbq_r
 def _text(path: Path) -> str:
     if not path.is_file():
         raise InputError(f"{path}: name file not found")
-    return path.read_text(encoding="utf-8")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(
+            f"{path}:{line}: not UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start}); "
+            "save the name file as UTF-8"
+        ) from None
 
 
 def read_name_list(data_root: str | Path, source: Mapping[str, Any], key: str) -> pd.DataFrame:

@@ -276,6 +276,18 @@ class ResponseStore:
             )
         if not rows:
             return
+        writer = self.writer()
+        with writer:
+            writer.execute("BEGIN IMMEDIATE")
+            writer.executemany(
+                f"INSERT OR IGNORE INTO answers ({', '.join(COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(COLUMNS))})",
+                rows,
+            )
+
+    def writer(self) -> sqlite3.Connection:
+        """This store's own segment, made at the first call: InputError naming it where it
+        cannot be written (call it before paying for answers)."""
         if self._writer is None:
             try:
                 self._writer = create_segment(self.segment)
@@ -283,13 +295,7 @@ class ResponseStore:
                 raise InputError(
                     f"{self.segment}: cannot write the response store ({exc})"
                 ) from None
-        with self._writer:
-            self._writer.execute("BEGIN IMMEDIATE")
-            self._writer.executemany(
-                f"INSERT OR IGNORE INTO answers ({', '.join(COLUMNS)}) "
-                f"VALUES ({', '.join('?' * len(COLUMNS))})",
-                rows,
-            )
+        return self._writer
 
     def __len__(self) -> int:
         keys: set[str] = set()

@@ -244,3 +244,24 @@ def test_one_models_settings_are_validated_and_filled_without_a_config():
         model_settings({**partial, "temperature": -1})
     with pytest.raises(InputError, match=r"'model' is a required property"):
         model_settings({"backend": "vllm"})
+
+
+def test_a_key_twice_in_a_config_file_is_refused_with_its_lines(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("names:\n  pairs: 3\nreport:\n  seed: 1\nnames:\n  pairs: 5\n")
+    expected = rf"^{path}:5: the key 'names' is given twice \(lines 1 and 5\)"
+    with pytest.raises(InputError, match=expected):
+        load_config(path)
+    with pytest.raises(InputError, match=expected):
+        plan.check_config_files([path], [])
+    path.write_text("models:\n  m: {backend: simulated, model: a, model: b}\n")  # nested too
+    with pytest.raises(InputError, match=r":2: the key 'model' is given twice"):
+        plan.check_config_files([path], [])
+
+
+def test_repeated_config_flags_are_warned_about(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("names:\n  pairs: 3\n")
+    assert plan.check_config_files([path], ["--config", "a=1", "b=2"]) == []
+    (warning,) = plan.check_config_files([path], ["--config", "a=1", "-C", "b=2"])
+    assert warning.startswith("--config is given 2 times: Snakemake keeps only the last")

@@ -135,15 +135,44 @@ def model_settings(settings: Mapping[str, Any], source: str = "model settings") 
     return filled
 
 
-def load_config(path: str | Path) -> dict:
-    """Read a YAML config file, validate it and fill its defaults."""
+class _StrictLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (YAML keeps the last and
+    silently drops the first block)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise InputError(
+                    f"{self.name}:{line}: the key {key!r} is given twice (lines {seen[key]} and "
+                    f"{line}); YAML would keep the second and drop the first"
+                )
+            seen[key] = line
+        return super().construct_mapping(node, deep)
+
+
+def read_yaml(path: str | Path) -> Any:
+    """A YAML file's content, read strictly (no key twice); InputError naming the file."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"config file not found: {path}")
     try:
-        config = yaml.safe_load(path.read_text()) or {}
+        loader = _StrictLoader(path.read_text())
+        loader.name = str(path)
+        try:
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: not valid YAML: {exc}") from exc
+
+
+def load_config(path: str | Path) -> dict:
+    """Read a YAML config file strictly, validate it and fill its defaults."""
+    path = Path(path)
+    config = read_yaml(path) or {}
     if not isinstance(config, dict):
         raise InputError(f"{path}: the top level must be a mapping of keys")
     return validate_config(config, source=str(path))

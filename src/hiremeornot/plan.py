@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from hiremeornot.backends.location import model_location
-from hiremeornot.config import model_keys, validate_config
+from hiremeornot.config import model_keys, read_yaml, validate_config
 from hiremeornot.contrasts import NEUTRAL_ROLES, Contrast, Sides, contrasts, control_contrast
 from hiremeornot.errors import InputError
 from hiremeornot.names import GENDERS, answer_read_as, name_files, same_answer
@@ -25,6 +26,21 @@ def find_commands_beside_this_interpreter() -> None:
     (``.venv/bin/snakemake``); a job's conda env, activated inside the job, still comes first."""
     here = str(Path(sys.executable).parent)
     os.environ["PATH"] = os.pathsep.join([here, os.environ.get("PATH", "")])
+
+
+def check_config_files(paths: Sequence[str | Path], argv: Sequence[str]) -> list[str]:
+    """Read every config file Snakemake merged strictly (a key twice in one file is an error
+    naming the file, the key and its lines); the warnings to show for the command line
+    ``argv``: Snakemake keeps only the last of several ``--config`` flags."""
+    for path in paths:
+        read_yaml(path)
+    flags = [arg for arg in argv if arg in ("--config", "-C") or arg.startswith("--config=")]
+    if len(flags) < 2:
+        return []
+    return [
+        f"--config is given {len(flags)} times: Snakemake keeps only the last one's keys and "
+        "drops the others (local_data among them?); give every key after one --config"
+    ]
 
 
 def check_config(config: dict, source: str = "config") -> dict:

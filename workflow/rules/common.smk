@@ -1,6 +1,7 @@
 import json
 import re
 import shlex
+import sys
 from pathlib import Path
 
 from hiremeornot import plan
@@ -10,6 +11,8 @@ from hiremeornot.names import FORMAT_FILES, name_files
 plan.find_commands_beside_this_interpreter()
 
 try:
+    for warning in plan.check_config_files(workflow.configfiles, sys.argv):
+        logger.warning(f"hiremeornot: {warning}")
     plan.check_config(config, source="config")
 except InputError as error:
     raise WorkflowError(f"hiremeornot: {error}") from None

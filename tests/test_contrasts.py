@@ -139,3 +139,19 @@ def test_pairs_hold_the_open_attribute_equal_and_split_a_sample_evenly_over_it()
     assert len(contrast_pairs(NAMES, women, "all", 0)) == 2 * 3
     with pytest.raises(InputError, match="asked for 7 pairs but .* has only 6$"):
         contrast_pairs(NAMES, women, 7, 0)
+
+
+def test_pair_ids_are_unambiguous_for_hyphenated_names():
+    """Mary-Ann with Jo and Mary with Ann-Jo once shared the id "Mary-Ann-Jo"."""
+    names = pd.DataFrame(
+        [
+            (name, gender, "", f"f:{i}")
+            for i, (name, gender) in enumerate(
+                [("Mary-Ann", "female"), ("Mary", "female"), ("Jo", "male"), ("Ann-Jo", "male")]
+            )
+        ],
+        columns=NAME_COLUMNS,
+    )
+    pairs = contrast_pairs(names, GENDER_CONTRAST, "all", 0)
+    assert len(pairs) == 4 and pairs["pair_id"].is_unique
+    assert set(pairs["pair_id"]) >= {"Mary--Ann-Jo", "Mary-Ann--Jo"}

@@ -101,6 +101,12 @@ def test_malformed_and_mistagged_lines(tmp_path):
         read_name_list(tmp_path, UNQOVER, "mine")
 
 
+def test_a_name_that_starts_or_ends_with_a_hyphen_is_refused(tmp_path):
+    folder = write(tmp_path, "[subj] female | Mary-\n", "[subj] male | John")
+    with pytest.raises(InputError, match=rf"{folder}/female:1: 'Mary-' is not a name"):
+        read_name_list(tmp_path, UNQOVER, "mine")
+
+
 def test_a_name_file_that_is_not_utf8_is_named_with_its_line(tmp_path):
     folder = write(tmp_path, "", "[subj] male | John")
     (folder / "female").write_bytes(

@@ -155,7 +155,7 @@ def control_pairs(contrast: Contrast) -> pd.DataFrame:
     """The control's one pair: its two labels."""
     first, second = dict(contrast.a)[CONTROL], dict(contrast.b)[CONTROL]
     return pd.DataFrame(
-        [(f"{first}-{second}", first, second)], columns=["pair_id", *contrast.sides.labels]
+        [(pair_id(first, second), first, second)], columns=["pair_id", *contrast.sides.labels]
     )
 
 
@@ -202,13 +202,20 @@ def _listed(pair: Mapping[str, Mapping[str, str]], races: list[str], where: str)
     return contrast
 
 
+def pair_id(a: str, b: str) -> str:
+    """The id of the pair of names ``a`` and ``b``: "A-B", a hyphen inside a name doubled, so
+    that the id is unambiguous for any names that neither start nor end with one ("Mary-Ann"
+    and "Jo" give "Mary--Ann-Jo", "Mary" and "Ann-Jo" give "Mary-Ann--Jo")."""
+    return f"{a.replace('-', '--')}-{b.replace('-', '--')}"
+
+
 def contrast_pairs(
     names: pd.DataFrame, contrast: Contrast, pairs: int | str, seed: int
 ) -> pd.DataFrame:
     """All pairs of an A name with a B name that agree on every attribute the contrast holds
     equal (in list order), or a seeded sample of ``pairs`` of them, split as evenly as it goes
     over the held-equal levels (as many pairs of two women as of two men). Columns:
-    ``pair_id`` ("A name-B name") and the names under the sides' labels."""
+    ``pair_id`` (see pair_id) and the names under the sides' labels."""
     side_a, side_b = (names[_members(names, group)] for group in (contrast.a, contrast.b))
     levels: dict[tuple, list[tuple[str, str]]] = {}
     for a, b in itertools.product(side_a.itertuples(), side_b.itertuples()):
@@ -233,7 +240,7 @@ def contrast_pairs(
         chosen = [_sample(level, quota, rng) for quota, level in zip(quotas, chosen, strict=True)]
     label_a, label_b = contrast.sides.labels
     return pd.DataFrame(
-        [(f"{a}-{b}", a, b) for level in chosen for a, b in level],
+        [(pair_id(a, b), a, b) for level in chosen for a, b in level],
         columns=["pair_id", label_a, label_b],
     )
 

@@ -136,8 +136,7 @@ def read_name_list(data_root: str | Path, source: Mapping[str, Any], key: str) -
     for name, gender, race, where in rows:
         if not name or "|" in name or name.startswith("-") or name.endswith("-"):
             raise InputError(
-                f"{where}: {name!r} is not a name (empty, contains '|', or starts or ends "
-                "with '-')"
+                f"{where}: {name!r} is not a name (empty, contains '|', or starts or ends with '-')"
             )
         if gender not in GENDERS:
             raise InputError(f"{where}: {name!r} has gender {gender!r}, not one of {GENDERS}")

@@ -90,6 +90,10 @@ def test_checks_before_any_model_is_loaded():
         check_config(config(prompts={**DEFAULT["prompts"], "q3": "Who is {best}?"}))
     with pytest.raises(InputError, match=r"local_data: folder"):
         check_config(config(local_data="/no/such/folder"))
+    sources = copy.deepcopy(DEFAULT["sources"])
+    sources["onet"]["release"] = "db_28_0_text"  # not in the local data: the old results stood
+    with pytest.raises(InputError, match=r"sources.onet.release: 'db_28_0_text' is not in local"):
+        check_config(config(local_data=str(SHARED_DATA), sources=sources))
     for labels, group in ((["female", "male"], "female"), (["Person A", "MALE"], "MALE")):
         with pytest.raises(InputError, match=rf"control.labels: '{group}' is the group"):
             check_config(config(control={"neutral": True, "labels": labels}))

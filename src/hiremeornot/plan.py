@@ -56,8 +56,8 @@ def check_config(config: dict, source: str = "config") -> dict:
     check_orders(config)
     check_control(config)
     check_validity(config["names"])
-    if config["local_data"] is not None and not Path(config["local_data"]).is_dir():
-        raise InputError(f"local_data: folder {config['local_data']!r} does not exist")
+    if config["local_data"] is not None:
+        check_local_data(config)
     for name, settings in config["models"].items():
         try:
             model_location(settings)
@@ -66,6 +66,24 @@ def check_config(config: dict, source: str = "config") -> dict:
         check_vllm_job(name, settings)
     check_simulated(config)
     return config
+
+
+def check_local_data(config: dict) -> None:
+    """The local data folder holds the O*NET release and the name list the config names (a
+    release it lacks would otherwise leave the old release's results standing)."""
+    if not Path(config["local_data"]).is_dir():
+        raise InputError(f"local_data: folder {config['local_data']!r} does not exist")
+    if not Path(onet_dir(config)).is_dir():
+        raise InputError(
+            f"sources.onet.release: {config['sources']['onet']['release']!r} is not in "
+            f"local_data ({onet_dir(config)} does not exist)"
+        )
+    missing = [path for path in name_list_files(config) if not Path(path).is_file()]
+    if missing:
+        raise InputError(
+            f"names.list: {config['names']['list']!r} is not in local_data ({missing[0]} does "
+            "not exist)"
+        )
 
 
 def check_simulated(config: dict) -> None:

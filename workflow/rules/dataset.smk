@@ -9,7 +9,15 @@ rule attributes:
     conda:
         "../../envs/core.yaml"
     params:
-        settings=settings({**config["attributes"], **config["onet"]}),
+        # the release too: a changed release re-extracts (its folder is the input, and
+        # Snakemake does not re-run a job whose input path alone changed)
+        settings=settings(
+            {
+                **config["attributes"],
+                **config["onet"],
+                "release": config["sources"]["onet"]["release"],
+            }
+        ),
         soc_codes=" ".join(SOC_CODES),
     shell:
         "hiremeornot attributes --settings {params.settings:q} --onet-dir {input.onet:q}"

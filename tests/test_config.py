@@ -90,6 +90,8 @@ def test_checks_before_any_model_is_loaded():
         check_config(config(prompts={**DEFAULT["prompts"], "q3": "Who is {best}?"}))
     with pytest.raises(InputError, match=r"local_data: folder"):
         check_config(config(local_data="/no/such/folder"))
+    with pytest.raises(InputError, match=r"names.orders: \['a_first', 'female_first'\] lists one"):
+        check_config(config(names={**DEFAULT["names"], "orders": ["a_first", "female_first"]}))
     sources = copy.deepcopy(DEFAULT["sources"])
     sources["onet"]["release"] = "db_28_0_text"  # not in the local data: the old results stood
     with pytest.raises(InputError, match=r"sources.onet.release: 'db_28_0_text' is not in local"):

@@ -196,8 +196,11 @@ ORDER_ALIASES = {"a_first": 0, "b_first": 1, "female_first": 0, "male_first": 1}
 
 
 def check_orders(config: dict) -> None:
-    """female_first and male_first name the orders of the gender contrast only."""
+    """female_first and male_first name the orders of the gender contrast only, and no order
+    is listed twice (a_first and female_first are one order)."""
     gendered = [o for o in config["names"]["orders"] if o in ("female_first", "male_first")]
+    for contrast in run_contrasts(config).values():
+        listing_orders(config, contrast.sides)
     for contrast in named_contrasts(config).values():
         if gendered and contrast.sides.attribute != "gender":
             raise InputError(

@@ -6,12 +6,14 @@ import yaml
 
 from hiremeornot.config import validate_config
 from hiremeornot.dataset import build_instances
+from hiremeornot.errors import InputError
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
 from hiremeornot.plan import step_settings
 from hiremeornot.prompts import PromptRenderer
 from hiremeornot.questions import join_step1, step1_rows
 from hiremeornot.steps import build_questions
+from hiremeornot.tables_io import read_table, write_table
 from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, gender_pairs, needs_data
 
 pytestmark = needs_data
@@ -111,3 +113,11 @@ def test_a_missing_step1_answer_is_an_error(inputs):
     rows = step1_rows(inputs["instances"], inputs["attributes"])
     with pytest.raises(ValueError, match="no Step-1 answer"):
         join_step1(rows, answered_step1(inputs).iloc[1:])
+
+
+def test_a_damaged_table_is_named_with_what_to_do(tmp_path):
+    path = tmp_path / "shard-0.parquet"
+    write_table(pd.DataFrame({"answer": ["Yes", "No"]}), path)
+    path.write_bytes(path.read_bytes()[:100])  # truncated, as a full disk leaves it
+    with pytest.raises(InputError, match=rf"^{path}: a damaged table \(.*\); remove it and run"):
+        read_table(path)

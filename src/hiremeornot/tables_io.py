@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from hiremeornot.atomic import atomic_output
-from hiremeornot.errors import InputError
+from hiremeornot.errors import InputError, first_line
 
 STEPS = ("step1", "step2", "step3")
 
@@ -46,11 +46,21 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> None:
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a table written by :func:`write_table`."""
+    """Read a table written by :func:`write_table`; a damaged Parquet file is an InputError
+    naming it (remove it and run again: the workflow re-makes it, a step table's answers from
+    the store)."""
     path = Path(path)
-    if path.suffix == ".parquet":
+    if path.suffix != ".parquet":
+        return pd.read_csv(path, sep="\t")
+    try:
         return pd.read_parquet(path)
-    return pd.read_csv(path, sep="\t")
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        if not path.is_file():
+            raise
+        raise InputError(
+            f"{path}: a damaged table ({first_line(exc)}); remove it and run again: the "
+            "workflow re-makes it (a step table's answers come back from the store)"
+        ) from None
 
 
 def read_tables(paths: Iterable[str | Path]) -> pd.DataFrame:

@@ -16,7 +16,7 @@ from hiremeornot import manifest
 from hiremeornot.backends.location import locate
 from hiremeornot.config import schema, validate_config
 from hiremeornot.errors import InputError
-from hiremeornot.tables_io import step_table_parts, write_table
+from hiremeornot.tables_io import read_job_record, stamp_table, step_table_parts, write_table
 
 
 def sha(path: Path) -> str:
@@ -142,10 +142,10 @@ def test_a_job_record_travels_in_its_tables_metadata(tmp_path):
     path = tmp_path / "m" / "step2" / "shard-0.parquet"
     table = pd.DataFrame({"prompt": ["a", "b"], "choices": [("Yes", "No")] * 2})
     write_table(table, path)
-    assert manifest.read_job_record(path) is None
-    record = manifest.job_record("m", "step2", 0, summary(), "2026-01-01T00:00:00Z", "later")
-    manifest.stamp_table(path, record)
-    assert manifest.read_job_record(path) == json.loads(json.dumps(record))
+    assert read_job_record(path) is None
+    record = manifest.job_record("m", "step2", 0, summary(), "2026-01-01T00:00:00Z", "later", {})
+    stamp_table(path, record)
+    assert read_job_record(path) == json.loads(json.dumps(record))
     assert record["environment"]["packages"]["pandas"] == pd.__version__
     read = pd.read_parquet(path)
     assert read["prompt"].tolist() == ["a", "b"] and list(read["choices"][0]) == ["Yes", "No"]
@@ -233,11 +233,11 @@ def fake_run(tmp_path: Path) -> dict:
     for step, shards in (("step1", 1), ("step2", 2)):
         for shard in range(shards):
             started = f"2026-01-0{shard + 1}T00:00:00Z"
-            record = manifest.job_record("m", step, shard, summary(), started, "later")
+            record = manifest.job_record("m", step, shard, summary(), started, "later", {})
             for wording in ("paper", "plain"):
                 path = results / "m" / step / wording / f"shard-{shard}.parquet"
                 write_table(pd.DataFrame({"prompt": ["a", "b", "c"]}), path)
-                manifest.stamp_table(path, record)
+                stamp_table(path, record)
                 paths.append(path)
     unstamped = results / "m" / "step3" / "paper" / "shard-0.parquet"
     write_table(pd.DataFrame({"prompt": ["q"]}), unstamped)

@@ -20,7 +20,7 @@ from hiremeornot.prompts import PAPER
 from hiremeornot.steps import attach_answers, build_questions
 from hiremeornot.store import ResponseStore, request_key, segments
 from hiremeornot.store_maintenance import check, compact
-from hiremeornot.tables_io import STEPS, write_table
+from hiremeornot.tables_io import STEPS, stamp_table, write_table
 from tests.conftest import REPO, needs_data
 from tests.doubles import CountingBackend
 from tests.test_steps import inputs  # noqa: F401 (the fixture)
@@ -152,7 +152,10 @@ def answered_tables(results: Path, config: dict, step1_inputs: dict) -> tuple[Pa
             lambda: CountingBackend(batch_size=50),
         )
         table = attach_answers(questions, responses)
-        write_table(table, results / "m" / step / PAPER / "shard-0.parquet")
+        path = results / "m" / step / PAPER / "shard-0.parquet"
+        write_table(table, path)
+        identity = model_identity(settings["model"])  # as the step job records it
+        stamp_table(path, {"model": "m", "step": step, "identity": identity})
         if step == "step1":
             step1 = table
     return store_dir, results
@@ -169,13 +172,25 @@ def test_a_rebuilt_store_equals_the_original(tmp_path, inputs, capsys):  # noqa:
     original = stored(store_dir / "m")
     assert len(original) > 100
 
-    def rebuild_into(store_dir):
-        command = ["store", "rebuild", "--store-dir", str(store_dir), "--model", "m"]
+    def rebuild_into(store_dir, *options):
+        command = ["store", "rebuild", "--store-dir", str(store_dir), "--model", "m", *options]
         command += ["--results", str(results), "--configfile", str(tmp_path / "config.yaml")]
         return main(command)
 
     assert rebuild_into(tmp_path / "new") == 0
     assert stored(tmp_path / "new" / "m") == original
+    # a config with other settings than the tables were asked with: refused, nothing stored
+    other = {**config, "models": {"m": {**config["models"]["m"], "system_prompt": "Be fair."}}}
+    (tmp_path / "other.yaml").write_text(yaml.safe_dump(other))
+    command = ["store", "rebuild", "--store-dir", str(tmp_path / "poisoned"), "--model", "m"]
+    command += ["--results", str(results), "--configfile", str(tmp_path / "other.yaml")]
+    assert main(command) == 1
+    error = capsys.readouterr().err
+    assert (
+        "asked with other settings than the config's (system_prompt: None there, 'Be fair.'"
+        in error
+    )
+    assert not (tmp_path / "poisoned").exists()
     # tables written before the choices column (and wordings): Steps 1 and 2 from the config's
     # words
     for step in ("step1", "step2", "step3"):
@@ -184,10 +199,12 @@ def test_a_rebuilt_store_equals_the_original(tmp_path, inputs, capsys):  # noqa:
         write_table(table, results / "m" / step / "shard-0.parquet")
         path.unlink()
     step3 = results / "m" / "step3" / "shard-0.parquet"
-    assert rebuild_into(tmp_path / "older") == 1
+    assert rebuild_into(tmp_path / "older") == 1  # older tables record no settings
+    assert "written before step tables recorded the settings" in capsys.readouterr().err
+    assert rebuild_into(tmp_path / "older", "--unrecorded") == 1
     assert f"{step3}: no choices column" in capsys.readouterr().err
     step3.unlink()
-    assert rebuild_into(tmp_path / "older") == 0
+    assert rebuild_into(tmp_path / "older", "--unrecorded") == 0
     assert stored(tmp_path / "older" / "m") == stored(store_dir / "m", ("step1", "step2"))
 
 

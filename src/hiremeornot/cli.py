@@ -41,7 +41,7 @@ from hiremeornot import (
     validity,
     wordings,
 )
-from hiremeornot.backends import BackendError, gguf_cache, load_backend
+from hiremeornot.backends import BackendError, gguf_cache, load_backend, model_identity
 from hiremeornot.backends.location import locate_model
 from hiremeornot.config import load_config
 from hiremeornot.contrasts import GENDER_CONTRAST, Contrast, contrast_pairs, control_pairs
@@ -53,6 +53,7 @@ from hiremeornot.tables_io import (
     STEPS,
     read_table,
     read_tables,
+    stamp_table,
     step_table_parts,
     write_table,
 )
@@ -136,10 +137,16 @@ def cmd_step(args, settings):
         args.contrast,
     )
     record = manifest.job_record(
-        args.model, args.step, args.shard, summary, started, manifest.now()
+        args.model,
+        args.step,
+        args.shard,
+        summary,
+        started,
+        manifest.now(),
+        model_identity(settings["model"]),
     )
     for path in args.out:  # the run manifest reads each job's record from its tables
-        manifest.stamp_table(path, record)
+        stamp_table(path, record)
     manifest.write_json({**record, "tables": outputs}, args.record)
     log.info(summary.line(f"{args.model} {args.step} shard {args.shard}"))
 
@@ -519,7 +526,7 @@ def cmd_store_compact(args, settings):
 
 def cmd_store_rebuild(args, settings):
     config = load_config(args.configfile)
-    store_maintenance.rebuild(args.store_dir, args.model, args.results, config)
+    store_maintenance.rebuild(args.store_dir, args.model, args.results, config, args.unrecorded)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -799,6 +806,14 @@ def _parser() -> argparse.ArgumentParser:
         (["--model"], one),
         (["--results"], one),
         (["--configfile"], one),
+        (
+            ["--unrecorded"],
+            {
+                "action": "store_true",
+                "help": "also tables written before their settings were recorded, trusting "
+                "that they were asked with the config's",
+            },
+        ),
         within=maintenance,
     )
     return parser

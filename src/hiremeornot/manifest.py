@@ -31,7 +31,7 @@ from hiremeornot.config import model_keys
 from hiremeornot.errors import InputError
 from hiremeornot.onet import FILES_READ as ONET_FILES_READ
 from hiremeornot.store_maintenance import served_identities
-from hiremeornot.tables_io import step_table_parts
+from hiremeornot.tables_io import read_job_record, step_table_parts
 
 MANIFEST_VERSION = 1
 KEY_PACKAGES = ("hiremeornot", "snakemake", "torch", "transformers", "vllm", "openai", "pandas")
@@ -64,19 +64,24 @@ def environment() -> dict[str, Any]:
     }
 
 
-# --- the record each model job leaves in its step tables ---------------------------------------
-
-# The key of the job record in a step table's Parquet metadata: the record travels with the
-# table it describes, and a table re-written by a new job carries that job's record.
-JOB_RECORD_KEY = b"hiremeornot.job"
+# --- the record each model job leaves in its step tables (tables_io stamps and reads it) ---
 
 
 def job_record(
-    model: str, step: str, shard: int, summary: Any, started: str, finished: str
+    model: str,
+    step: str,
+    shard: int,
+    summary: Any,
+    started: str,
+    finished: str,
+    identity: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """What one model job did (``summary`` is its asking.AskSummary), where and with what."""
+    """What one model job did (``summary`` is its asking.AskSummary), where and with what:
+    ``identity`` is the model's settings that key its answers (backends.model_identity), so
+    that answers read back from the table (store rebuild) are keyed as they were asked."""
     return {
         "model": model,
+        "identity": dict(identity),
         "step": step,
         "shard": shard,
         "questions": summary.questions,
@@ -88,24 +93,6 @@ def job_record(
         "host": platform.node(),
         "environment": environment(),
     }
-
-
-def stamp_table(path: str | Path, record: Mapping[str, Any]) -> None:
-    """Add a job record to a Parquet step table's metadata (the table is rewritten atomically)."""
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(path)
-    metadata = {**(table.schema.metadata or {}), JOB_RECORD_KEY: json.dumps(record).encode()}
-    with atomic_output(path) as partial:
-        pq.write_table(table.replace_schema_metadata(metadata), partial)
-
-
-def read_job_record(path: str | Path) -> dict[str, Any] | None:
-    """The job record of a step table; None for a table written before records existed."""
-    import pyarrow.parquet as pq
-
-    metadata = pq.read_schema(path).metadata or {}
-    return json.loads(metadata[JOB_RECORD_KEY]) if JOB_RECORD_KEY in metadata else None
 
 
 def write_json(value: Any, path: str | Path) -> None:

@@ -37,7 +37,7 @@ from hiremeornot.store import (
     uri,
     visit_segments,
 )
-from hiremeornot.tables_io import model_step_tables, read_table
+from hiremeornot.tables_io import model_step_tables, read_job_record, read_table
 
 log = logging.getLogger(__name__)
 
@@ -162,9 +162,42 @@ def recorded_answers(
         )
 
 
-def rebuild(store_dir: str | Path, model: str, results: str | Path, config: dict[str, Any]) -> int:
+def check_recorded_settings(path: Path, identity: Mapping[str, Any], unrecorded: bool) -> None:
+    """Refuse a step table asked with other settings than ``identity`` (its job record says
+    which), naming the keys that differ; one written before records held them only with
+    ``unrecorded``."""
+    record = read_job_record(path)
+    asked = None if record is None else record.get("identity")
+    if asked is None:
+        if unrecorded:
+            return
+        raise InputError(
+            f"{path}: written before step tables recorded the settings they were asked with, "
+            "so its answers cannot be checked against the config's; pass --unrecorded to "
+            "trust that they were asked with these settings"
+        )
+    differing = sorted(key for key in {*asked, *identity} if asked.get(key) != identity.get(key))
+    if differing:
+        shown = ", ".join(
+            f"{key}: {asked.get(key)!r} there, {identity.get(key)!r} in the config"
+            for key in differing
+        )
+        raise InputError(
+            f"{path}: asked with other settings than the config's ({shown}); its answers "
+            "would be stored under the wrong key. Rebuild with the config it was run with"
+        )
+
+
+def rebuild(
+    store_dir: str | Path,
+    model: str,
+    results: str | Path,
+    config: dict[str, Any],
+    unrecorded: bool = False,
+) -> int:
     """Add to ``model``'s store every answer its step tables in ``results`` record, keyed as the
-    step jobs keyed them (``config`` gives the model's settings); the number of tables read."""
+    step jobs keyed them (``config`` gives the model's settings), once every table's recorded
+    settings are the config's (check_recorded_settings); the number of tables read."""
     if model not in config["models"]:
         raise InputError(
             f"--model: unknown model {model!r}; the config has {sorted(config['models'])}"
@@ -175,6 +208,8 @@ def rebuild(store_dir: str | Path, model: str, results: str | Path, config: dict
         raise InputError(
             f"{Path(results, model)}: no step tables (step1/<wording>/shard-*.parquet, ...)"
         )
+    for path in tables:  # every table before any answer is stored
+        check_recorded_settings(path, identity, unrecorded)
     store = ResponseStore.open(store_dir, model, label="rebuild")
     try:
         for path in tables:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -92,3 +94,26 @@ def step_table_parts(path: str | Path) -> tuple[str, str, str | None, int]:
             f"{path}: not a step table (<model>/<step>[/<wording>]/shard-<i>.parquet)"
         ) from None
     return parents[at + 1], parents[at], parents[0] if at == 1 else None, shard
+
+
+# The key of the job record in a step table's Parquet metadata: the record travels with the
+# table it describes, and a table re-written by a new job carries that job's record.
+JOB_RECORD_KEY = b"hiremeornot.job"
+
+
+def stamp_table(path: str | Path, record: Mapping[str, Any]) -> None:
+    """Add a job record to a Parquet step table's metadata (the table is rewritten atomically)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    metadata = {**(table.schema.metadata or {}), JOB_RECORD_KEY: json.dumps(record).encode()}
+    with atomic_output(path) as partial:
+        pq.write_table(table.replace_schema_metadata(metadata), partial)
+
+
+def read_job_record(path: str | Path) -> dict[str, Any] | None:
+    """The job record of a step table; None for a table written before records existed."""
+    import pyarrow.parquet as pq
+
+    metadata = pq.read_schema(path).metadata or {}
+    return json.loads(metadata[JOB_RECORD_KEY]) if JOB_RECORD_KEY in metadata else None

@@ -112,7 +112,7 @@ def test_power_section_of_a_three_pair_design():
     assert "The test's floor on p: 0.25" in text and "not the smallest p the design allows" in text
     assert "no occupation can be significant" in text
     assert "none (the test cannot reject)" in text
-    assert "at most 9 pairs" in text
+    assert "The 3 female and 3 male names of this design make at most 9 pairs" in text
 
 
 def test_the_summary_says_how_many_occupations_must_sit_at_the_floor():

@@ -137,7 +137,9 @@ def power_markdown(
     ]
     table = pd.DataFrame(rows).astype(object).replace(math.inf, "unreachable")
     note = (
-        f"\nThese lists allow at most {female * male} pairs.\n\n"
+        f"\nThe {female} {sides.a_words} and {male} {sides.b_words} names of this design make at "
+        f"most {female * male} pairs; more names (`names.pairs` higher, or `all`, or a longer "
+        "list) make more.\n\n"
         "These are closed-form bounds. For the power of this very design, with its tests, "
         "corrections and verdicts, plant the effect you care about in a simulated model "
         "(backend: simulated) and ask for `results/calibration/<model>.md`: it runs hundreds of "

@@ -148,3 +148,14 @@ def test_the_neutral_control_asks_the_same_steps_of_two_labels(race_run):
     assert "Neutral control: Person A and Person B" in summary and "Person A" in summary
     impact = pd.read_csv(race_run / f"impact/{MODEL}.tsv", sep="\t")
     assert not impact["group"].str.contains("Person").any()
+
+
+def test_the_whole_runs_estimate_gathers_every_contrast(race_run):
+    snakemake(race_run.parent, "--configfile", "config.yaml", "--cores", "1", "results/estimate.md")
+    text = (race_run / "estimate.md").read_text()
+    assert text.startswith("# What the whole run will ask")
+    for label in ("Black female minus White female", "Black minus White (matched on gender)"):
+        assert f"## {label}\n" in text, label
+    assert "### Power" in text  # each contrast's sections, one level down
+    table = pd.read_csv(race_run / "estimate.tsv", sep="\t")
+    assert table["contrast"].nunique() == 3  # the two contrasts and the neutral control

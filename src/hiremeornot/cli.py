@@ -220,6 +220,18 @@ def cmd_estimate(args, settings):
     report.write_markdown(estimate.markdown(table) + "\n" + power_section, args.out_md)
 
 
+def cmd_run_estimate(args, settings):
+    if not len(args.labels) == len(args.tsv) == len(args.md):
+        raise InputError("--labels, --tsv and --md differ in length")
+    parts = [
+        (label, read_table(tsv), Path(md).read_text())
+        for label, tsv, md in zip(args.labels, args.tsv, args.md, strict=True)
+    ]
+    table, text = estimate.run_estimate(parts)
+    write_table(table, args.out_tsv)
+    report.write_markdown(text, args.out_md)
+
+
 def cmd_metrics(args, settings):
     step2 = read_tables(args.step2)
     step3 = read_tables(args.step3)
@@ -645,6 +657,15 @@ def _parser() -> argparse.ArgumentParser:
         (["--instances"], one),
         (["--attributes"], one),
         (["--store-dir"], one),
+        (["--out-tsv"], one),
+        (["--out-md"], one),
+    )
+    command(
+        "run-estimate",
+        cmd_run_estimate,
+        (["--labels"], many),
+        (["--tsv"], many),
+        (["--md"], many),
         (["--out-tsv"], one),
         (["--out-md"], one),
     )

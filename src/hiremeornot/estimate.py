@@ -167,3 +167,15 @@ def markdown(table: pd.DataFrame) -> str:
         elif rows["input_tokens_high"].notna().all():
             lines.append(f"- {model}: no prices configured")
     return "\n".join(lines) + "\n"
+
+
+def run_estimate(parts: list[tuple[str, pd.DataFrame, str]]) -> tuple[pd.DataFrame, str]:
+    """The whole run's estimate from each contrast's (label, estimate table, its Markdown): the
+    tables one after the other with a ``contrast`` column, and one Markdown section per
+    contrast, its headings one level down."""
+    table = pd.concat([t.assign(contrast=label) for label, t, _ in parts], ignore_index=True)
+    sections = ["# What the whole run will ask\n", f"{len(parts)} contrasts, each below.\n"]
+    for label, _, text in parts:
+        lines = ("#" + line if line.startswith("#") else line for line in text.splitlines())
+        sections += [f"## {label}\n", "\n".join(lines) + "\n"]
+    return table, "\n".join(sections)

@@ -52,6 +52,8 @@ rule granted:
 
 
 # Not part of `all`: ask for it before a paid run (see README, "Cost controls").
+# results/estimate.md is the whole run's: the contrast's own for the paper's audit, else every
+# contrast's (run_estimate below).
 rule estimate:
     input:
         instances="results/{contrast}dataset/instances.parquet",
@@ -83,3 +85,24 @@ rule estimate:
         "hiremeornot estimate --contrast {params.contrast:q} --settings {params.settings:q} --instances {input.instances:q}"
         " --attributes {input.attributes:q} --store-dir {params.store_dir:q}"
         " --out-tsv {output.tsv:q} --out-md {output.md:q} 2> {log:q} && cat {output.md:q}"
+
+
+if "" not in CONTRASTS:
+
+    rule run_estimate:
+        input:
+            tsv=[f"results/{prefix}estimate.tsv" for prefix in CONTRASTS],
+            md=[f"results/{prefix}estimate.md" for prefix in CONTRASTS],
+        output:
+            tsv="results/estimate.tsv",
+            md="results/estimate.md",
+        log:
+            "logs/estimate/run.log",
+        conda:
+            "../../envs/core.yaml"
+        params:
+            labels=[CONTRASTS[prefix].label for prefix in CONTRASTS],
+        shell:
+            "hiremeornot run-estimate --labels {params.labels:q} --tsv {input.tsv:q}"
+            " --md {input.md:q} --out-tsv {output.tsv:q} --out-md {output.md:q} 2> {log:q}"
+            " && cat {output.md:q}"

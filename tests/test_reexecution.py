@@ -19,6 +19,8 @@ DOWNSTREAM = {
     "figures",
     "difference_table",
     "summary",
+    "answer_space",
+    "pooled_model",
     "manifest",
     "export",
     "all",
@@ -39,6 +41,14 @@ def test_editing_nothing_reruns_nothing(tiny_run, tmp_path):
     run = copy_run(tiny_run, tmp_path / "run")
     result = run_tiny(run, "-n")
     assert planned_jobs(result.stdout) == []
+
+
+def test_editing_only_resources_reruns_nothing(tiny_run, tmp_path):
+    """threads, mem_mb and runtime are marked x-role: resource: they change no output."""
+    run = copy_run(tiny_run, tmp_path / "run")
+    config = copy.deepcopy(TINY)
+    config["models"][MODEL].update(threads=2, mem_mb=9000, runtime=30)
+    assert planned_jobs(run_tiny(run, "-n", config=config).stdout) == []
 
 
 def test_editing_q1_reruns_only_step2_and_what_depends_on_it(tiny_run, tmp_path):

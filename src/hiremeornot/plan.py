@@ -86,6 +86,16 @@ def check_local_data(config: dict) -> None:
         )
 
 
+def without_resources(models: dict[str, dict]) -> dict[str, dict]:
+    """Each model's settings less those marked ``x-role: resource`` (threads, memory, time):
+    a job's params built from these re-run nothing when only resources change."""
+    resources = model_keys("resource")
+    return {
+        name: {key: value for key, value in settings.items() if key not in resources}
+        for name, settings in models.items()
+    }
+
+
 def check_simulated(config: dict) -> None:
     """A simulated model plants effects only on occupations, groups and wordings of the design."""
     values = [*GENDERS, *name_source(config)["races"]]

@@ -242,7 +242,9 @@ rule summary:
         "../../envs/core.yaml"
     params:
         contrast=contrast_json,
-        settings=settings({"models": config["models"], "report": REPORT}),
+        settings=settings(
+            {"models": plan.without_resources(config["models"]), "report": REPORT}
+        ),
         robustness=lambda wc, input: option("--robustness", input.robustness),
         flips=lambda wc, input: option("--flips", input.flips),
         perceived=lambda wc, input: option("--perceived", input.perceived),

@@ -96,6 +96,9 @@ def test_checks_before_any_model_is_loaded():
     sources["onet"]["release"] = "db_28_0_text"  # not in the local data: the old results stood
     with pytest.raises(InputError, match=r"sources.onet.release: 'db_28_0_text' is not in local"):
         check_config(config(local_data=str(SHARED_DATA), sources=sources))
+    with pytest.raises(InputError, match=r"control.labels: 'mary' is the name 'Mary' of names"):
+        control = {"neutral": True, "labels": ["Person A", "mary"]}
+        check_config(config(local_data=str(SHARED_DATA), control=control))
     for labels, group in ((["female", "male"], "female"), (["Person A", "MALE"], "MALE")):
         with pytest.raises(InputError, match=rf"control.labels: '{group}' is the group"):
             check_config(config(control={"neutral": True, "labels": labels}))

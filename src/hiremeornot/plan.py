@@ -12,7 +12,7 @@ from hiremeornot.backends.location import model_location
 from hiremeornot.config import model_keys, read_yaml, validate_config
 from hiremeornot.contrasts import NEUTRAL_ROLES, Contrast, Sides, contrasts, control_contrast
 from hiremeornot.errors import InputError
-from hiremeornot.names import GENDERS, answer_read_as, name_files, same_answer
+from hiremeornot.names import GENDERS, answer_read_as, name_files, read_name_list, same_answer
 from hiremeornot.occupations import select_occupations, shard_titles
 from hiremeornot.prompts import check_wordings, placeholders, wordings
 from hiremeornot.respondent import check_design
@@ -84,6 +84,15 @@ def check_local_data(config: dict) -> None:
             f"names.list: {config['names']['list']!r} is not in local_data ({missing[0]} does "
             "not exist)"
         )
+    if config["control"]["neutral"]:  # the names are at hand: no label may be one of them
+        listed = read_name_list(config["local_data"], name_source(config), config["names"]["list"])
+        names = {name.casefold(): name for name in listed["name"]}
+        for label in config["control"]["labels"]:
+            if label.strip().casefold() in names:
+                raise InputError(
+                    f"control.labels: {label!r} is the name {names[label.strip().casefold()]!r} "
+                    f"of names.list {config['names']['list']!r}: the control would not be neutral"
+                )
 
 
 def without_resources(models: dict[str, dict]) -> dict[str, dict]:

@@ -7,6 +7,7 @@ import json
 
 import pandas as pd
 import pytest
+import yaml
 
 from tests.conftest import needs_data
 from tests.workflow_runs import SIMULATED, TINY, run_tiny, snakemake
@@ -159,3 +160,13 @@ def test_the_whole_runs_estimate_gathers_every_contrast(race_run):
     assert "### Power" in text  # each contrast's sections, one level down
     table = pd.read_csv(race_run / "estimate.tsv", sep="\t")
     assert table["contrast"].nunique() == 3  # the two contrasts and the neutral control
+
+
+def test_dropping_a_contrast_reruns_no_other_contrasts_dataset(race_run, tmp_path):
+    """A dataset job's params hold its own contrast, not the list of them all."""
+    one = {"names": {**RACES["names"], "contrast": [CONTRASTS["black-female-minus-white-female"]]}}
+    (tmp_path / "one.yaml").write_text(yaml.safe_dump(one))
+    dry = snakemake(
+        race_run.parent, "--configfile", "config.yaml", str(tmp_path / "one.yaml"), "-n"
+    )
+    assert "rule dataset:" not in dry.stdout, dry.stdout[-2000:]

@@ -315,9 +315,10 @@ def model_job_settings(config: dict, model: str, step: str) -> dict[str, Any]:
 
 def pairing_settings(config: dict) -> dict[str, Any]:
     """The names settings the pairs depend on (not the validity questions: a misread name
-    changes the pairs through the names jobs' tables)."""
+    changes the pairs through the names jobs' tables; not names.contrast: a dataset job gets
+    its own contrast, so adding a contrast re-runs no other's)."""
     names = config["names"]
-    return {key: names[key] for key in ("list", "contrast", "pairs", "seed", "drop_misperceived")}
+    return {key: names[key] for key in ("list", "pairs", "seed", "drop_misperceived")}
 
 
 def validity_settings(config: dict, model: str) -> dict[str, Any]:

@@ -187,7 +187,7 @@ def _change_checks(changes: pd.DataFrame, reading: str) -> pd.DataFrame:
     return named[["occupation", "quantity", "estimate", "low", "high"]]
 
 
-def _pooled_checks(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def pooled_checks(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The pooled model's intervals and verdicts ("differs" where it flags the effect: BH
     q < alpha across occupations), its reading named ``log_odds_<q>`` like its truth."""
     named = table.assign(quantity="log_odds_" + table["question"])
@@ -234,7 +234,7 @@ def one_audit(
     checks.append(_impact_checks(table))
     if with_pooled:
         model = pooled.pooled_effects(step2, step3, design.instances, design.sides, report)
-        model_checks, model_verdicts = _pooled_checks(model)
+        model_checks, model_verdicts = pooled_checks(model)
         checks.append(model_checks)
         verdicts.append(model_verdicts)
     if other is not None:

@@ -43,6 +43,8 @@ localrules:
     figures,
     difference_table,
     summary,
+    answer_space,
+    pooled_model,
     estimate,
     wording_robustness,
     manifest,

@@ -89,6 +89,9 @@ rule estimate:
 
 if "" not in CONTRASTS:
 
+    localrules:
+        run_estimate,
+
     rule run_estimate:
         input:
             tsv=[f"results/{prefix}estimate.tsv" for prefix in CONTRASTS],

@@ -7,7 +7,7 @@ import pytest
 from hiremeornot.calibration import AuditSimulator, synthetic_design
 from hiremeornot.config import validate_config
 from hiremeornot.errors import InputError
-from hiremeornot.pooled import MIN_NAMES, pooled_effects
+from hiremeornot.pooled import MIN_NAMES, MIN_NAMES_Q1, pooled_effects
 from hiremeornot.stats import ALL_OCCUPATIONS
 from hiremeornot.truth import planted_truth
 from tests.test_respondent import respondent
@@ -66,7 +66,7 @@ def test_a_design_the_calibration_does_not_reach_is_not_fitted():
 
 
 def test_step2_tables_without_the_granted_count_are_named():
-    design = synthetic_design(OCCUPATIONS[:2], MIN_NAMES, per_type=1)
+    design = synthetic_design(OCCUPATIONS[:2], MIN_NAMES_Q1, per_type=1)
     step2, step3 = AuditSimulator(respondent(), design).audit(np.random.default_rng(0))
     with pytest.raises(InputError, match="no granted column"):
         pooled_effects(step2.drop(columns="granted"), step3, design.instances, design.sides, REPORT)

@@ -378,6 +378,11 @@ def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float) -> str:
         "isolated occupation towards the mean: a flag is strong evidence, no flag is not "
         "evidence of none. Its calibration: docs/calibration.md."
     )
+    if "q1" not in set(table["question"]):
+        text += (
+            f" Q1 is fitted from {pooled.MIN_NAMES_Q1} names a side: with fewer its intervals "
+            "covered less than their level in the calibration."
+        )
     failed = sorted(set(table.loc[~table["converged"].astype(bool), "question"]))
     if failed:
         text += (

@@ -91,6 +91,29 @@ def run(job: tuple) -> tuple[str, pd.DataFrame, pd.DataFrame, float]:
     return label, coverage(checks, report["confidence"]), rates.assign(design=label), seconds
 
 
+def print_coverage(results: list[tuple], title: str) -> None:
+    """Each design's coverage per quantity (``results``: (label, coverage table, ...) per
+    design), and the upper ends of the Monte-Carlo intervals that lie below 0.93."""
+    covered = pd.DataFrame(
+        {label: table.set_index("quantity")["coverage"] for label, table, *_ in results}
+    )
+    print(f"## {title}\n")
+    print(covered.round(3).to_markdown())
+    worst = pd.DataFrame(
+        {label: table.set_index("quantity")["coverage_high"] for label, table, *_ in results}
+    )
+    print("\nUpper end of each coverage's Monte-Carlo 95% interval, where it is below 0.93:\n")
+    print(worst.where(worst < 0.93).dropna(how="all").round(3).to_markdown())
+
+
+def print_seconds(results: list[tuple], audits: int, wall: float, jobs: int) -> None:
+    """Each design's seconds per hundred audits (its result's last field), and the wall time."""
+    print("\n## Seconds per hundred audits\n")
+    for label, *_, seconds in results:
+        print(f"- {label}: {100 * seconds / audits:.0f} s")
+    print(f"\nwall: {wall:.0f} s with {jobs} processes")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--audits", type=int, default=400)
@@ -106,16 +129,7 @@ def main() -> None:
     start = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(run, jobs))
-    covered = pd.DataFrame(
-        {label: table.set_index("quantity")["coverage"] for label, table, _, _ in results}
-    )
-    print(f"## Coverage of nominal 95% intervals ({args.audits} audits a design)\n")
-    print(covered.round(3).to_markdown())
-    worst = pd.DataFrame(
-        {label: table.set_index("quantity")["coverage_high"] for label, table, _, _ in results}
-    )
-    print("\nUpper end of each coverage's Monte-Carlo 95% interval, where it is below 0.93:\n")
-    print(worst.where(worst < 0.93).dropna(how="all").round(3).to_markdown())
+    print_coverage(results, f"Coverage of nominal 95% intervals ({args.audits} audits a design)")
     print("\n## Verdicts (headline reading: biased)\n")
     rates = pd.concat([r for _, _, r, _ in results])
     biased = rates[rates["reading"] == "biased"]
@@ -133,10 +147,7 @@ def main() -> None:
         .round(3)
         .to_markdown(index=False)
     )
-    print("\n## Seconds per hundred audits\n")
-    for label, _, _, seconds in results:
-        print(f"- {label}: {100 * seconds / args.audits:.0f} s")
-    print(f"\nwall: {time.monotonic() - start:.0f} s with {args.jobs} processes")
+    print_seconds(results, args.audits, time.monotonic() - start, args.jobs)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,14 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
-from calibration_table import OCCUPATIONS, POSITION, respondent, solved_shifts
+from calibration_table import (
+    OCCUPATIONS,
+    POSITION,
+    print_coverage,
+    print_seconds,
+    respondent,
+    solved_shifts,
+)
 
 from hiremeornot.calibration import (
     AuditSimulator,
@@ -78,16 +85,8 @@ def main() -> None:
     start = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(run, jobs))
-    covered = pd.DataFrame(
-        {label: table.set_index("quantity")["coverage"] for label, table, _, _ in results}
-    )
-    print(f"## Coverage of the pooled model's nominal 95% intervals ({args.audits} audits)\n")
-    print(covered.round(3).to_markdown())
-    worst = pd.DataFrame(
-        {label: table.set_index("quantity")["coverage_high"] for label, table, _, _ in results}
-    )
-    print("\nUpper end of each coverage's Monte-Carlo 95% interval, where it is below 0.93:\n")
-    print(worst.where(worst < 0.93).dropna(how="all").round(3).to_markdown())
+    title = f"Coverage of the pooled model's nominal 95% intervals ({args.audits} audits)"
+    print_coverage(results, title)
     print("\n## Flags (BH q < alpha across occupations), per planted log-odds\n")
     rates = pd.concat([r for _, _, r, _ in results])
     print(
@@ -95,10 +94,7 @@ def main() -> None:
         .round(3)
         .to_markdown(index=False)
     )
-    print("\n## Seconds per hundred audits\n")
-    for label, _, _, seconds in results:
-        print(f"- {label}: {100 * seconds / args.audits:.0f} s")
-    print(f"\nwall: {time.monotonic() - start:.0f} s with {args.jobs} processes")
+    print_seconds(results, args.audits, time.monotonic() - start, args.jobs)
 
 
 if __name__ == "__main__":

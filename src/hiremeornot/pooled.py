@@ -179,11 +179,11 @@ def pooled_effects(
     """The group effect of every question (COLUMNS), ``settings`` the report section (its
     ``confidence`` and ``alpha``); no Q1 rows below MIN_NAMES_Q1 names a side, and none at all
     below MIN_NAMES or with one listing order (then position and group cannot be told apart)."""
-    few = min(instances[side].nunique() for side in sides.labels) < MIN_NAMES
-    if few or instances["order"].nunique() < 2:
+    names = min(instances[side].nunique() for side in sides.labels)
+    if names < MIN_NAMES or instances["order"].nunique() < 2:
         return pd.DataFrame(columns=COLUMNS)
     tables = []
-    if min(instances[side].nunique() for side in sides.labels) >= MIN_NAMES_Q1:
+    if names >= MIN_NAMES_Q1:
         tables.append(fit_question(q1_rows(step2, instances, sides), "q1", settings))
     for question in ("q2", "q3"):
         rows = choice_rows(step3, instances, question, sides)

@@ -125,18 +125,14 @@ def test_planted_difference_differs_and_nulls_do_not():
 
 
 def test_p_values_by_hand():
-    assert difference_p_value(0.2, 0.1, 9, 0.002, 2) == pytest.approx(2 * t_dist.sf(2.0, 9))
-    assert difference_p_value(0.9, 0.01, 9, 0.002, 2) == 0.002  # the floor
-    # no spread: Hoeffding's bound for 10 units, 2 exp(-2 x 10 x (0.9 / 2)^2), as the interval
-    assert difference_p_value(0.9, 0.0, 9, 0.002, 2) == pytest.approx(2 * math.exp(-20 * 0.2025))
-    assert difference_p_value(0.5, 0.0, 2, 0.25, 2) == 1.0  # 3 units: 2 exp(-0.375) > 1
-    assert difference_p_value(0.0, 0.0, 9, 0.002, 2) == 1.0
-    assert difference_p_value(0.5, 0.1, 0, 1.0, 2) == 1.0  # one name on a side: no test
+    assert difference_p_value(0.2, 0.1, 9, 0.002) == pytest.approx(2 * t_dist.sf(2.0, 9))
+    assert difference_p_value(0.9, 0.01, 9, 0.002) == 0.002  # the floor
+    assert difference_p_value(0.0, 0.01, 9, 0.002) == 1.0
+    assert difference_p_value(0.5, 0.1, 0, 1.0) == 1.0  # one name on a side: no test
     low_tail = t_dist.sf((0.1 - 0.02) / 0.03, 9)
-    assert equivalence_p_value(0.02, 0.03, 9, 0.1, 0.002, 2) == pytest.approx(low_tail)
-    # no spread: within 0.1 of 0 with 10 units is far from shown (Hoeffding), never p = 0
-    assert equivalence_p_value(0.0, 0.0, 9, 0.1, 0.002, 2) == pytest.approx(math.exp(-0.05))
-    assert equivalence_p_value(0.2, 0.0, 9, 0.1, 0.002, 2) == 1.0
+    assert equivalence_p_value(0.02, 0.03, 9, 0.1, 0.002) == pytest.approx(low_tail)
+    assert equivalence_p_value(0.0, 0.001, 9, 0.1, 0.002) == 0.001  # half the floor
+    assert equivalence_p_value(0.2, 0.01, 9, 0.1, 0.002) > 0.99
 
 
 @pytest.mark.parametrize(
@@ -144,17 +140,34 @@ def test_p_values_by_hand():
     [
         # every answer follows the listing position: every pair's balanced value is 0
         (biased_rows("position", ["female", "male"] * 10), "inconclusive"),
+        (biased_rows("position", ["female", "male"] * 100, crossed(10, 10)), "equivalent"),
         # every pair averages 0.5 (one order favours the female, the other no one)
-        (biased_rows("half", ["female", "none"] * 10), "inconclusive"),
+        (biased_rows("half", ["female", "none"] * 10), "differs"),
     ],
 )
 def test_with_no_spread_the_verdict_agrees_with_the_interval(rows, verdict):
-    """The review's cases: the names show no spread, so the interval is Hoeffding's (wide); the
-    tests use the same bound, so neither 'equivalent' nor 'differs' is called on them."""
+    """The review's cases: the names show no spread, so the SE is the data's resolution alone
+    (one answer's worth: wide with 20 answers, narrow with 200); the verdict reads the interval
+    beside it."""
     intervals, tests = statistics(outcomes_table(rows))
     row = intervals.set_index("metric").loc["difference"]
-    assert row["low"] < -0.1 and row["high"] > 0.1  # covers 0 and more than the margin
-    assert tests.iloc[0]["verdict"] == verdict
+    inside = row["low"] > -0.1 and row["high"] < 0.1
+    excludes_zero = row["low"] > 0 or row["high"] < 0
+    expected = "equivalent" if inside else "differs" if excludes_zero else "inconclusive"
+    assert tests.iloc[0]["verdict"] == verdict == expected
+
+
+def test_one_changed_answer_moves_the_interval_smoothly():
+    """200 answers that all follow the listing position, then one of them changed: the
+    interval widens a little (from the data's resolution alone), it never jumps."""
+    labels = ["female", "male"] * 100
+    alike = biased_rows("position", labels, crossed(10, 10))
+    changed = biased_rows("position", ["none"] + labels[1:], crossed(10, 10))
+    widths = []
+    for rows in (alike, changed):
+        row = statistics(outcomes_table(rows))[0].set_index("metric").loc["difference"]
+        widths.append(row["high"] - row["low"])
+    assert 0 < widths[0] < widths[1] < 2 * widths[0] < 0.1
 
 
 def test_an_interval_never_excludes_what_its_test_cannot_reject():
@@ -177,7 +190,7 @@ def test_three_names_can_never_be_significant():
     _, table = statistics(outcomes_table(biased_rows("all_female", ["female"] * 6)))
     row = table.iloc[0]
     assert row["difference"] == 1.0 and row["smallest_p"] == 0.25
-    assert row["p_value"] >= 0.25  # the floor, or Hoeffding's bound for 3 alike names above it
+    assert row["p_value"] == 0.25  # the floor
     assert not row["significant"] and row["verdict"] == "inconclusive"
 
 
@@ -247,7 +260,9 @@ def test_name_bootstrap_hand_case():
     # a resample holds A twice (1), B twice (0) or one of each (1/2): P = 1/4, 1/4, 1/2
     assert set(np.round(boot.draws[0], 9)) == {0.0, 0.5, 1.0}
     assert np.mean(boot.draws[0] == 0.5) == pytest.approx(0.5, abs=0.05)
-    assert boot.se[0] == pytest.approx(math.sqrt(0.125), rel=0.1)
+    # the spread's variance 1/8 and the resolution's, one answer in 4: (1.5^2 - 1) / 4^2
+    assert boot.resolution == pytest.approx(math.sqrt(1.25) / 4)
+    assert boot.se[0] == pytest.approx(math.sqrt(0.125 + 1.25 / 16), rel=0.1)
 
 
 def test_intervals_match_the_metrics_and_are_reproducible():
@@ -286,19 +301,19 @@ def test_intervals_match_the_metrics_and_are_reproducible():
     ],
 )
 def test_no_spread_never_collapses_the_interval(rows):
-    # every name alike: the bootstrap has no spread, but 10 names do not make a certainty; the
-    # interval is Hoeffding's bound for 10 independent units (difference range 2, rates 1)
+    # every name alike: the bootstrap has no spread; the SE is the data's resolution, what one
+    # changed answer in 20 would give (sqrt(1.9^2 - 1) / 20 for 10 names a side), never 0
     outcomes = outcomes_table(rows)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         intervals, _ = statistics(outcomes)
     table = intervals.set_index("metric")
     assert not table[["estimate", "low", "high"]].isna().any().any()
-    half = math.sqrt(math.log(2 / 0.05) / (2 * 10))
-    for metric, width in (("confirmation", 1), ("consistency", 1), ("difference", 2)):
+    half = t_dist.ppf(0.975, 9) * math.sqrt(1.9**2 - 1) / 20
+    for metric, lowest in (("confirmation", 0), ("consistency", 0), ("difference", -1)):
         row = table.loc[metric]
-        assert row["low"] == pytest.approx(max(row["estimate"] - width * half, 1 - width))
-        assert row["high"] == pytest.approx(min(row["estimate"] + width * half, 1))
+        assert row["low"] == pytest.approx(max(row["estimate"] - half, lowest))
+        assert row["high"] == pytest.approx(min(row["estimate"] + half, 1))
 
 
 def test_one_name_on_a_side_gives_the_whole_range():

@@ -402,9 +402,7 @@ def paired_changes(
                     f"{sides.a}_names": boot.a_names,
                     f"{sides.b}_names": boot.b_names,
                     "smallest_p": floor,
-                    "p_value": difference_p_value(
-                        boot.estimate[i], boot.se[i], boot.df, floor, highest[i] - lowest[i]
-                    ),
+                    "p_value": difference_p_value(boot.estimate[i], boot.se[i], boot.df, floor),
                 }
             )
     table = pd.DataFrame(rows)

@@ -35,7 +35,6 @@ from hiremeornot.metrics import signed_readings
 
 METRICS = ("confirmation", "consistency", "difference")
 METRIC_LOWEST = np.array([0.0, 0.0, -1.0])  # the rates lie in [0, 1], the difference in [-1, 1]
-DIFFERENCE_SPAN = 2.0
 CONFOUNDED = "confounded with position"
 
 
@@ -97,6 +96,7 @@ class NameBootstrap:
     n_pairs: int
     a_names: int  # the names of side A (female)
     b_names: int
+    rows: int  # the rows (instances x wordings) the means are over
     wordings: int = 1  # more than one: wordings are resampled too, a third random factor
 
     @property
@@ -115,29 +115,38 @@ class NameBootstrap:
         return self.units - 1
 
     @property
+    def resolution(self) -> float:
+        """The bootstrap SE that one changed answer (a reading moved by 1) would give the mean:
+        sqrt(prod(2 - 1/k) - 1) / rows, over the k levels of each resampled factor. A resampled
+        row weighs the product of its levels' draw counts (each Binomial(k, 1/k), second moment
+        2 - 1/k), and the mean divides by about ``rows``."""
+        second_moment = np.prod([2 - 1 / k for k in self.levels])
+        return float(np.sqrt(second_moment - 1) / self.rows)
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        """The number of levels of each resampled factor (names of each side, wordings)."""
+        return (self.a_names, self.b_names, *([self.wordings] if self.wordings > 1 else []))
+
+    @property
     def se(self) -> np.ndarray:
-        """The bootstrap standard error of each column (0 where nothing varies)."""
-        if self.draws.shape[1] < 2:
-            return np.zeros(len(self.estimate))
-        spread = self.draws.std(axis=1, ddof=1)
-        return np.where(np.isclose(spread, 0, atol=1e-12), 0.0, spread)
+        """The standard error of each column: the bootstrap's spread and the data's resolution
+        added in quadrature, so that it never collapses to 0 where the names show no spread and
+        moves smoothly when one answer gives them some."""
+        spread = self.draws.std(axis=1, ddof=1) if self.draws.shape[1] > 1 else 0.0
+        return np.sqrt(np.square(spread) + self.resolution**2)
 
     def interval(self, confidence: float, lowest, highest) -> tuple[np.ndarray, np.ndarray]:
         """estimate +- t(df) x SE of each column, clipped to [lowest, highest] (scalars or one
         per column): the values the tests of difference_p_value would not reject at 1 -
-        confidence, so that an interval and its test never disagree.
-
-        Where the names show no spread at all (SE 0), a t interval would collapse to a point
-        however few the names: the half-width is then Hoeffding's distribution-free bound for the
-        mean of k = df + 1 independent units in the range, (range) x sqrt(ln(2 / alpha) / (2 k)),
-        and the tests use the same bound. Where the test's floor is at or above 1 - confidence
-        (a single name on one side, or too few), no value can be rejected: the whole range.
+        confidence, so that an interval and its test never disagree. Where the test's floor is
+        at or above 1 - confidence (a single name on one side, or too few), no value can be
+        rejected: the whole range.
         """
         if self.df < 1 or self.floor >= 1 - confidence:
             shape = self.estimate.shape
             return np.broadcast_to(lowest, shape).copy(), np.broadcast_to(highest, shape).copy()
-        hoeffding = (highest - lowest) * np.sqrt(np.log(2 / (1 - confidence)) / (2 * self.units))
-        half = np.where(self.se > 0, t_dist.ppf((1 + confidence) / 2, self.df) * self.se, hoeffding)
+        half = t_dist.ppf((1 + confidence) / 2, self.df) * self.se
         return (
             np.clip(self.estimate - half, lowest, highest),
             np.clip(self.estimate + half, lowest, highest),
@@ -209,6 +218,7 @@ def name_bootstrap(
         n_pairs=len(frame.groupby(list(sides.labels), sort=False)),
         a_names=levels[sides.a],
         b_names=levels[sides.b],
+        rows=len(frame),
         wordings=levels.get("wording", 1),
     )
 
@@ -222,36 +232,19 @@ def _stream(seed: int, key: str) -> list[int]:
     return [seed, zlib.crc32(key.encode())]
 
 
-def _one_sided(distance: float, se: float, df: int, span: float) -> float:
-    """P(an estimate at least ``distance`` above its mean): the t tail with the bootstrap SE,
-    or, where the names show no spread (SE 0), Hoeffding's bound exp(-2 k (distance / span)^2)
-    for the mean of k = df + 1 independent units in a range ``span`` wide: the bounds that
-    NameBootstrap.interval inverts."""
-    if se > 0:
-        return float(t_dist.sf(distance / se, df))
-    if distance <= 0:
-        return 1.0
-    return float(np.exp(-2 * (df + 1) * (distance / span) ** 2))
-
-
-def difference_p_value(estimate: float, se: float, df: int, floor: float, span: float) -> float:
-    """Two-sided test of a zero difference (t with the bootstrap SE, Hoeffding's bound where SE
-    is 0; ``span`` is the width of the estimate's range), never below ``floor``."""
+def difference_p_value(estimate: float, se: float, df: int, floor: float) -> float:
+    """Two-sided t test of a zero difference with the bootstrap SE (NameBootstrap.se), never
+    below ``floor``."""
     if df < 1 or estimate == 0:
         return 1.0
-    return float(min(1.0, max(2 * _one_sided(abs(estimate), se, df, span), floor)))
+    return float(min(1.0, max(2 * t_dist.sf(abs(estimate) / se, df), floor)))
 
 
-def equivalence_p_value(
-    estimate: float, se: float, df: int, margin: float, floor: float, span: float
-) -> float:
-    """Two one-sided tests of |difference| >= margin (the larger p; t, or Hoeffding's bound
-    where SE is 0), never below floor / 2."""
+def equivalence_p_value(estimate: float, se: float, df: int, margin: float, floor: float) -> float:
+    """Two one-sided t tests of |difference| >= margin (the larger p), never below floor / 2."""
     if df < 1:
         return 1.0
-    p = max(
-        _one_sided(margin - estimate, se, df, span), _one_sided(estimate + margin, se, df, span)
-    )
+    p = max(t_dist.sf((margin - estimate) / se, df), t_dist.sf((estimate + margin) / se, df))
     return float(min(1.0, max(p, floor / 2)))
 
 
@@ -323,10 +316,8 @@ def occupation_statistics(
                 f"n_{b}": int((difference < 0).sum()),
                 "difference": estimate,
                 "smallest_p": floor,
-                "p_value": difference_p_value(estimate, se, boot.df, floor, DIFFERENCE_SPAN),
-                "p_equivalence": equivalence_p_value(
-                    estimate, se, boot.df, margin, floor, DIFFERENCE_SPAN
-                ),
+                "p_value": difference_p_value(estimate, se, boot.df, floor),
+                "p_equivalence": equivalence_p_value(estimate, se, boot.df, margin, floor),
             }
         )
     table = pd.DataFrame(tests)

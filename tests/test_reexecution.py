@@ -8,8 +8,17 @@ import pandas as pd
 import pytest
 
 from hiremeornot.config import validate_config
+from hiremeornot.tables_io import read_job_record
 from tests.conftest import needs_data
-from tests.workflow_runs import MODEL, OTHER_MODEL, TINY, copy_run, planned_jobs, run_tiny
+from tests.workflow_runs import (
+    MODEL,
+    OTHER_MODEL,
+    TINY,
+    copy_run,
+    planned_jobs,
+    run_tiny,
+    step_tables,
+)
 
 pytestmark = [pytest.mark.slow, needs_data]
 DOWNSTREAM = {
@@ -106,3 +115,25 @@ def test_a_rerun_job_asks_only_its_changed_prompts(tiny_run, tmp_path):
     assert (run / f"logs/ask_model/{MODEL}/step1/shard-0.log").read_text() == step1_log
     step3 = pd.read_parquet(run / f"results/{MODEL}/step3/paper/shard-0.parquet")
     assert step3[step3["question"] == "q3"]["prompt"].str.contains("get the job of a").all()
+
+
+def test_a_damaged_step_table_is_set_aside_and_remade_from_the_store(tiny_run, tmp_path):
+    """A truncated step table (as a full disk leaves it) is named, kept as <name>.damaged and
+    re-made, its answers from the store, with what reads it; the run never looks finished."""
+    run = copy_run(tiny_run, tmp_path / "run")
+    table = step_tables(run / "results", MODEL, "step2")[0]
+    original = pd.read_parquet(table)
+    table.write_bytes(table.read_bytes()[:100])
+    result = run_tiny(run, "-n")
+    message = f"results/{MODEL}/step2/paper/{table.name}: a damaged table"
+    assert message in result.stdout + result.stderr, result.stdout
+    assert table.with_name(table.name + ".damaged").is_file() and not table.exists()
+    jobs = planned_jobs(result.stdout)
+    assert (MODEL, "step2", "0") in asked(jobs)
+    assert {rule for rule, _, _ in jobs} >= {"model_metrics", "summary", "all"}
+    run_tiny(run)
+    remade = pd.read_parquet(table)
+    pd.testing.assert_frame_equal(remade, original)
+    record = read_job_record(table)
+    assert record["asked"] == 0 and record["from_store"] == record["questions"] > 0
+    assert planned_jobs(run_tiny(run, "-n").stdout) == []

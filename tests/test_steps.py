@@ -13,7 +13,12 @@ from hiremeornot.plan import step_settings
 from hiremeornot.prompts import PromptRenderer
 from hiremeornot.questions import join_step1, step1_rows
 from hiremeornot.steps import build_questions
-from hiremeornot.tables_io import read_table, write_table
+from hiremeornot.tables_io import (
+    read_table,
+    set_aside_damaged_tables,
+    tables_to_remake,
+    write_table,
+)
 from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, gender_pairs, needs_data
 
 pytestmark = needs_data
@@ -121,3 +126,28 @@ def test_a_damaged_table_is_named_with_what_to_do(tmp_path):
     path.write_bytes(path.read_bytes()[:100])  # truncated, as a full disk leaves it
     with pytest.raises(InputError, match=rf"^{path}: a damaged table \(.*\); remove it and run"):
         read_table(path)
+
+
+def test_damaged_tables_are_set_aside_and_nothing_else(tmp_path):
+    """Any damaged Parquet table under results/ is renamed <name>.damaged with one message
+    naming it, and stays a target until re-made; sound tables, other files and partial files
+    being written stay as they are."""
+    sound = tmp_path / "m" / "step1" / "paper" / "shard-0.parquet"
+    write_table(pd.DataFrame({"a": [1, 2]}), sound)
+    damaged = tmp_path / "dataset" / "instances.parquet"
+    write_table(pd.DataFrame({"a": [1, 2]}), damaged)
+    damaged.write_bytes(damaged.read_bytes()[:50])
+    partial = sound.with_name(".shard-1.partial.parquet")
+    partial.write_bytes(b"being written")
+    other = tmp_path / "m" / "metrics.tsv"
+    other.write_text("x\n")
+    (message,) = set_aside_damaged_tables(tmp_path)
+    assert message.startswith(f"{damaged}: a damaged table (")
+    assert "kept as instances.parquet.damaged" in message
+    assert not damaged.exists() and damaged.with_name("instances.parquet.damaged").is_file()
+    assert sound.is_file() and partial.is_file() and other.is_file()
+    assert set_aside_damaged_tables(tmp_path) == []
+    # a target until re-made, then no more (the damaged copy stays, for the record)
+    assert tables_to_remake(tmp_path) == [str(damaged)]
+    write_table(pd.DataFrame({"a": [1, 2]}), damaged)
+    assert tables_to_remake(tmp_path) == []

@@ -65,6 +65,47 @@ def read_table(path: str | Path) -> pd.DataFrame:
         ) from None
 
 
+def damaged_parquet(path: Path) -> str | None:
+    """Why the Parquet file at ``path`` cannot be read (its footer), or None where it can."""
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(path)
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        return first_line(exc)
+    return None
+
+
+DAMAGED_SUFFIX = ".damaged"
+
+
+def set_aside_damaged_tables(root: str | Path) -> list[str]:
+    """Rename every damaged Parquet table under ``root`` (a truncated file has no footer) to
+    ``<name>.damaged``; partial files being written (hidden names) are left alone. One message
+    per table set aside."""
+    messages = []
+    for path in sorted(Path(root).rglob("*.parquet")):
+        reason = None if path.name.startswith(".") else damaged_parquet(path)
+        if reason is not None:
+            kept = path.replace(path.with_name(path.name + DAMAGED_SUFFIX))
+            messages.append(
+                f"{path}: a damaged table ({reason}); kept as {kept.name}, and the workflow "
+                "re-makes it (a step table's answers come back from the store)"
+            )
+    return messages
+
+
+def tables_to_remake(root: str | Path) -> list[str]:
+    """The tables under ``root`` set aside as damaged and not re-made yet: the workflow's
+    targets until they are (Snakemake re-makes a missing table only when something asks for
+    it, and what read it may look up to date)."""
+    return sorted(
+        str(kept.with_suffix(""))
+        for kept in Path(root).rglob(f"*.parquet{DAMAGED_SUFFIX}")
+        if not kept.with_suffix("").exists()
+    )
+
+
 def read_tables(paths: Iterable[str | Path]) -> pd.DataFrame:
     """Tables written by :func:`write_table`, one after the other (e.g. the shards of a step)."""
     return pd.concat([read_table(path) for path in paths], ignore_index=True)

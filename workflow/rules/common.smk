@@ -4,7 +4,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from hiremeornot import plan
+from hiremeornot import plan, tables_io
 from hiremeornot.errors import InputError
 from hiremeornot.names import FORMAT_FILES, name_files
 
@@ -14,6 +14,9 @@ try:
     for warning in plan.check_config_files(workflow.configfiles, sys.argv):
         logger.warning(f"hiremeornot: {warning}")
     plan.check_config(config, source="config")
+    if workflow.is_main_process:
+        for message in tables_io.set_aside_damaged_tables("results"):
+            logger.warning(f"hiremeornot: {message}")
 except InputError as error:
     raise WorkflowError(f"hiremeornot: {error}") from None
 
@@ -241,7 +244,7 @@ def get_final_output():
         outputs.append("results/contrasts.md")
     if config["names"]["validate"]:
         outputs.append("results/names/validity.md")
-    return outputs
+    return outputs + tables_io.tables_to_remake("results")
 
 
 def perceived_names():

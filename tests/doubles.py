@@ -20,7 +20,8 @@ class CountingBackend(Backend):
         for request in requests:
             digest = hashlib.sha256(request.prompt.encode()).digest()
             index = digest[0] % len(request.choices)
-            logprobs = tuple(-1.0 - i - (i == index) * 0.0 for i in range(len(request.choices)))
+            # its own answer is the likeliest, as a greedy model's is
+            logprobs = tuple(-0.5 if i == index else -2.0 - i for i in range(len(request.choices)))
             mass = digest[1] / 255  # the answer space's probability, any value in [0, 1]
             responses.append(Response(request.choices[index], logprobs, answer_mass=mass))
         return responses

@@ -26,17 +26,22 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import false_discovery_control
 
 from hiremeornot.contrasts import GENDER, Sides
 from hiremeornot.errors import InputError
 from hiremeornot.metrics import signed_readings
 from hiremeornot.questions import STEP1_KEY
-from hiremeornot.stats import _stream, difference_p_value, name_bootstrap, name_count_columns
+from hiremeornot.stats import (
+    METRICS,
+    _stream,
+    difference_p_value,
+    name_bootstrap,
+    name_count_columns,
+    q_values,
+)
 from hiremeornot.tables_io import model_step_tables, read_table, step_table_parts
 
 QUESTIONS = (("step1", "attribute"), ("step2", "q1"), ("step3", "q2"), ("step3", "q3"))
-METRICS = ("confirmation", "consistency", "difference")
 METRIC_RANGE = {"confirmation": (-1.0, 1.0), "consistency": (-1.0, 1.0), "difference": (-2.0, 2.0)}
 SLOT = ["step", "question", "slot"]
 QUESTION_COLUMNS = [*SLOT, "wording", "instance_id", "occupation", "prompt", "space"]
@@ -357,10 +362,6 @@ def paired_outcomes(
     return values
 
 
-def _bh(p_values: pd.Series) -> np.ndarray:
-    return false_discovery_control(p_values.to_numpy(), method="bh") if len(p_values) else []
-
-
 def paired_changes(
     values: pd.DataFrame, settings: Mapping[str, Any], sides: Sides = GENDER
 ) -> pd.DataFrame:
@@ -406,7 +407,7 @@ def paired_changes(
                 }
             )
     table = pd.DataFrame(rows)
-    table["q_value"] = table.groupby("metric", sort=False)["p_value"].transform(_bh)
+    table["q_value"] = table.groupby("metric", sort=False)["p_value"].transform(q_values)
     table["significant"] = table["q_value"] < settings["alpha"]
     return table[change_columns(sides)]
 

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import softmax
 from scipy.stats import binomtest
 
 from hiremeornot.backends import Backend, Request, Response, model_identity
 from hiremeornot.backends.base import PartialBatchError
 from hiremeornot.errors import InputError
+from hiremeornot.metrics import answer_probabilities
 from hiremeornot.store import request_key
 from hiremeornot.store_maintenance import stored_answers
 from hiremeornot.truth import poisson_binomial
@@ -121,20 +121,13 @@ def ask_again(requests: Sequence[Request], backend: Backend) -> list[Response]:
     return responses
 
 
-def probabilities(logprobs: Sequence[float]) -> np.ndarray:
-    """Each choice's probability normalised over the answer space (NaN if one is unknown)."""
-    values = np.asarray(logprobs, dtype=float)
-    if np.isnan(values).any():
-        return np.full(len(values), np.nan)
-    return softmax(values)
-
-
 def drift_table(chosen: pd.DataFrame, responses: Sequence[Response]) -> pd.DataFrame:
     """One row per sampled question and choice: the stored and the new answer, log-probability
     and probability of the choice, and the served model and fingerprint then and now."""
     rows = []
     for stored, now in zip(chosen.itertuples(index=False), responses, strict=True):
-        before, after = probabilities(stored.logprobs), probabilities(now.logprobs)
+        before = answer_probabilities(stored.logprobs)
+        after = answer_probabilities(now.logprobs)
         for i, choice in enumerate(stored.choices):
             rows.append(
                 (
@@ -209,7 +202,9 @@ def sampling_agreement(drift: Drift) -> tuple[float, float] | None:
     stored = drift.table.groupby("key", sort=False)["stored_logprob"].agg(list)
     if stored.map(lambda values: np.isnan(values).any()).any():
         return None
-    chance = np.array([(softmax(np.array(v) / temperature) ** 2).sum() for v in stored])
+    chance = np.array(
+        [(answer_probabilities(np.array(v) / temperature) ** 2).sum() for v in stored]
+    )
     pmf = poisson_binomial(chance[None, :])[0]
     agree = int(drift.questions["agree"].sum())
     return float(chance.sum()), float(min(1.0, pmf[: agree + 1].sum()))

@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import softmax
 
 from hiremeornot.atomic import atomic_output
 from hiremeornot.contrasts import CONTROL, GENDER, Contrast, Sides, sides_of
 from hiremeornot.errors import InputError
 from hiremeornot.manifest import sha256_file, weights_summary
+from hiremeornot.metrics import answer_probabilities
 from hiremeornot.questions import STEP1_KEY, step1_rows
 from hiremeornot.tables_io import read_table, step_table_parts
 
@@ -120,10 +120,10 @@ def _plain(value: Any) -> Any:
 
 def probabilities(logprobs: Sequence[float]) -> list[float] | None:
     """Softmax of one question's log-probabilities; None if any is missing (NaN)."""
-    values = np.asarray(logprobs, dtype=float)
+    values = answer_probabilities(logprobs)
     if not len(values) or np.isnan(values).any():
         return None
-    return [float(p) for p in softmax(values)]
+    return [float(p) for p in values]
 
 
 def question_id(step: str, row: Mapping[str, Any]) -> str:

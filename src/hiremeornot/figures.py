@@ -14,6 +14,7 @@ import pandas as pd  # noqa: E402
 
 from hiremeornot.atomic import atomic_output  # noqa: E402
 from hiremeornot.contrasts import GENDER, Sides  # noqa: E402
+from hiremeornot.stats import ALL_OCCUPATIONS  # noqa: E402
 
 LABELS = {"confirmation": "Confirmation (Q1 vs Q2)", "consistency": "Consistency (Q2 vs Q3)"}
 
@@ -117,7 +118,7 @@ def difference_bars(
 
 def attribute_gaps(gaps: pd.DataFrame, model: str, path: str | Path, sides: Sides = GENDER) -> None:
     """Step 1, pooled over occupations: P(Yes | female) - P(Yes | male) per attribute."""
-    pooled = gaps[gaps["occupation"] == "(all)"].sort_values("gap")
+    pooled = gaps[gaps["occupation"] == ALL_OCCUPATIONS].sort_values("gap")
     labels = [
         f"{a} ({t})" for a, t in zip(pooled["attribute"], pooled["attribute_type"], strict=True)
     ]

@@ -29,6 +29,9 @@ state those, so the ``_p`` values are not what sampling every step at temperatur
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
@@ -86,6 +89,13 @@ def occupation_columns(sides: Sides = GENDER) -> list[str]:
         "consistency_p",
         "difference_p",
     ]
+
+
+def answer_probabilities(logprobs: Sequence[float]) -> np.ndarray:
+    """Each choice's probability normalised over the answer space (softmax of the
+    log-probabilities); all NaN where any is unknown (a backend that could not score it)."""
+    values = np.asarray(logprobs, dtype=float)
+    return softmax(values) if len(values) else values
 
 
 def _softmax(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:

@@ -27,11 +27,11 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy.stats import false_discovery_control, norm
+from scipy.stats import norm
 
 from hiremeornot.contrasts import Sides
 from hiremeornot.errors import InputError
-from hiremeornot.stats import ALL_OCCUPATIONS
+from hiremeornot.stats import ALL_OCCUPATIONS, q_values
 
 QUESTIONS = ("q1", "q2", "q3")
 # The fewest names a side the calibration covers (docs/calibration.md): with fewer, the names'
@@ -150,9 +150,8 @@ def fit_question(rows: pd.DataFrame, question: str, settings: Mapping) -> pd.Dat
     sd = np.sqrt(table.pop("variance"))
     p_values = 2 * norm.sf(np.abs(table["log_odds"]) / sd)
     each = (table["occupation"] != ALL_OCCUPATIONS).to_numpy()
-    q_values = p_values.copy()
-    if each.any():
-        q_values[each] = false_discovery_control(p_values[each], method="bh")
+    q = p_values.copy()
+    q[each] = q_values(p_values[each])
     counts = rows.groupby("occupation").size()
     return table.assign(
         question=question,
@@ -160,8 +159,8 @@ def fit_question(rows: pd.DataFrame, question: str, settings: Mapping) -> pd.Dat
         high=table["log_odds"] + z * sd,
         odds_ratio=np.exp(table["log_odds"]),
         p_value=p_values,
-        q_value=q_values,
-        flagged=q_values < settings["alpha"],
+        q_value=q,
+        flagged=q < settings["alpha"],
         answers=[
             len(rows) if o == ALL_OCCUPATIONS else int(counts[o]) for o in table["occupation"]
         ],

@@ -261,8 +261,10 @@ def verdict(significant: bool, equivalent: bool, one_order: bool) -> str:
     return "differs" if significant else "inconclusive"
 
 
-def _bh(p_values: pd.Series) -> np.ndarray:
-    return false_discovery_control(p_values.to_numpy(), method="bh") if len(p_values) else []
+def q_values(p_values) -> np.ndarray:
+    """Benjamini-Hochberg q-values of a sequence of p-values (empty for none)."""
+    p_values = np.asarray(p_values, dtype=float)
+    return false_discovery_control(p_values, method="bh") if len(p_values) else p_values
 
 
 def occupation_statistics(
@@ -322,9 +324,9 @@ def occupation_statistics(
         )
     table = pd.DataFrame(tests)
     alpha = settings["alpha"]
-    table["q_value"] = _bh(table["p_value"])
+    table["q_value"] = q_values(table["p_value"])
     table["significant"] = table["q_value"] < alpha
-    table["q_equivalence"] = _bh(table["p_equivalence"])
+    table["q_equivalence"] = q_values(table["p_equivalence"])
     table["equivalent"] = table["q_equivalence"] < alpha
     table["verdict"] = [
         verdict(s, e, one_order[o])
@@ -372,9 +374,7 @@ def position_bias(step3: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFrame:
     table["p_value"] = [
         _sign_test(k, n - k) for k, n in zip(table["first_listed"], table["n_named"], strict=True)
     ]
-    table["q_value"] = table.groupby("question", sort=False)["p_value"].transform(
-        lambda p: false_discovery_control(p.to_numpy(), method="bh")
-    )
+    table["q_value"] = table.groupby("question", sort=False)["p_value"].transform(q_values)
     return table[POSITION_COLUMNS]
 
 

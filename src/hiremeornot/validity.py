@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import softmax
 
 from hiremeornot.asking import AskSummary, ask
 from hiremeornot.backends import Backend, Request, load_backend, model_identity
+from hiremeornot.metrics import answer_probabilities
 from hiremeornot.names import GENDERS, group_labels
 from hiremeornot.report import markdown_table
 from hiremeornot.store import ResponseStore
@@ -92,7 +92,7 @@ def perceived(
             )
         ]
         table[f"p_{question}"] = [
-            _probability(values, roles, label)
+            float(answer_probabilities(values)[list(roles).index(label)])
             for values, roles, label in zip(
                 rows["logprobs"], rows["roles"], table[question], strict=True
             )
@@ -101,13 +101,6 @@ def perceived(
     reads_race = (table["race"] == "") | (table["perceived_race"] == table["race"])
     table["reads_as_label"] = reads_gender & reads_race
     return table[COLUMNS].reset_index(drop=True)
-
-
-def _probability(logprobs: tuple[float, ...], roles: tuple[str, ...], label: str) -> float:
-    values = np.asarray(logprobs, dtype=float)
-    if np.isnan(values).any():
-        return float("nan")
-    return float(softmax(values)[list(roles).index(label)])
 
 
 def validate_names(

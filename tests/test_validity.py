@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from hiremeornot import validity
-from hiremeornot.backends.base import Backend
+from hiremeornot.backends.base import Backend, Response, token_count
+from hiremeornot.config import model_settings
 from hiremeornot.errors import InputError
 from hiremeornot.names import NAME_COLUMNS
 from hiremeornot.plan import check_validity
@@ -70,16 +71,42 @@ def test_the_checks_of_the_validity_settings():
         check_validity({**names, "validate": False, "drop_misperceived": True})
 
 
-def test_a_backend_with_a_tokenizer_counts_tokens_and_one_without_says_none():
-    class Plain(Backend):
-        def answer(self, requests):
-            return []
+class SplittingTokenizer:
+    def encode(self, text, add_special_tokens):
+        return text.split()
 
-    class Tokenizing(Plain):
-        tokenizer = type("T", (), {"encode": lambda self, text, add_special_tokens: text.split()})()
 
-    assert Plain().count_tokens(" Ann Lee") is None
-    assert Tokenizing().count_tokens(" Ann Lee") == 2
+class FirstChoice(Backend):
+    """Answers every question with its first choice; holds a tokenizer."""
+
+    tokenizer = SplittingTokenizer()
+
+    def answer(self, requests):
+        return [Response(r.choices[0], (-0.1,) + (-3.0,) * (len(r.choices) - 1)) for r in requests]
+
+
+def test_a_tokenizer_counts_tokens_and_none_says_none():
+    assert token_count(SplittingTokenizer(), " Ann Lee") == 2
+    assert token_count(None, " Ann Lee") is None
+
+
+def test_names_answered_from_the_store_load_no_model(tmp_path, monkeypatch):
+    """A re-run whose every answer is in the store counts tokens with the tokenizer alone: a
+    validated 70B audit does not load its weights again for that."""
+    settings = model_settings({"backend": "transformers", "model": "org/a-model"})
+    monkeypatch.setattr(validity, "load_backend", lambda *args, **kwargs: FirstChoice())
+    first, asked = validity.validate_names("m", settings, NAMES, SETTINGS, ["Black", "White"], tmp_path)
+    assert asked.asked == 4
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(validity, "load_backend", no_model)
+    monkeypatch.setattr(validity, "load_tokenizer", lambda name, s: SplittingTokenizer())
+    again, summary = validity.validate_names("m", settings, NAMES, SETTINGS, ["Black", "White"], tmp_path)
+    assert (summary.asked, summary.from_store) == (0, 4)
+    pd.testing.assert_frame_equal(again, first)
+    assert list(again["tokens"]) == [1, 1]
 
 
 def test_the_dataset_leaves_out_the_names_a_model_misreads(tmp_path):

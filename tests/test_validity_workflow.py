@@ -55,8 +55,12 @@ def test_misread_names_are_left_out_before_pairing_and_listed(validated):
     assert ", ".join(misread) in summary
 
 
-def test_a_second_run_asks_the_names_from_the_store(validated):
-    (validated / f"results/names/{MODEL}.tsv").unlink()
+def test_a_second_run_asks_the_names_from_the_store_and_loads_no_model(validated):
+    table = validated / f"results/names/{MODEL}.tsv"
+    first = pd.read_csv(table, sep="\t")
+    table.unlink()
     run_tiny(validated, f"results/names/{MODEL}.tsv", config=VALIDATED)
     log = (validated / f"logs/validate_names/{MODEL}.log").read_text()
     assert "20 distinct questions, 0 asked of the model, 20 answered from the store" in log
+    assert "tokens counted without loading the model" in log
+    pd.testing.assert_frame_equal(pd.read_csv(table, sep="\t"), first)  # the same tokens

@@ -12,6 +12,7 @@ its label is evidence about the model's reading, not about anyone's identity.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,14 @@ import numpy as np
 import pandas as pd
 
 from hiremeornot.asking import AskSummary, ask
-from hiremeornot.backends import Backend, Request, load_backend, model_identity
+from hiremeornot.backends import Backend, Request, load_backend, load_tokenizer, model_identity
+from hiremeornot.backends.base import token_count
 from hiremeornot.metrics import answer_probabilities
 from hiremeornot.names import GENDERS, group_labels
 from hiremeornot.report import markdown_table
 from hiremeornot.store import ResponseStore
 
+log = logging.getLogger(__name__)
 COLUMNS = [
     "name",
     "gender",
@@ -138,7 +141,15 @@ def validate_names(
         )
     finally:
         store.close()
-    tokens = {name: backend().count_tokens(f" {name}") for name in names["name"]}
+    # the loaded model's tokenizer, or (every answer from the store) the tokenizer alone
+    tokenizer = (
+        getattr(loaded[0], "tokenizer", None)
+        if loaded
+        else load_tokenizer(model_settings["backend"], model_settings)
+    )
+    tokens = {name: token_count(tokenizer, f" {name}") for name in names["name"]}
+    if not loaded:
+        log.info("%s: every answer from the store, tokens counted without loading the model", model)
     answers = [r.answer for r in responses]
     table = perceived(names, asked, answers, [r.logprobs for r in responses], tokens)
     return table, summary

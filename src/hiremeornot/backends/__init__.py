@@ -12,7 +12,15 @@ from hiremeornot.backends.base import Backend, BackendError, Request, Response
 from hiremeornot.config import model_keys
 from hiremeornot.errors import InputError, first_line
 
-__all__ = ["Backend", "BackendError", "Request", "Response", "load_backend", "model_identity"]
+__all__ = [
+    "Backend",
+    "BackendError",
+    "Request",
+    "Response",
+    "load_backend",
+    "load_tokenizer",
+    "model_identity",
+]
 
 # Each backend's module, whose ``create(settings, state_dir)`` builds it, and the extra that
 # installs what it needs (None: the core package has everything).
@@ -47,6 +55,15 @@ def load_backend(
             f"backend {name!r}: a package it needs is missing ({first_line(exc)}); "
             f"pip install 'hiremeornot[{extra}]' (or use the conda env envs/{extra}.yaml)"
         ) from None
+
+
+def load_tokenizer(name: str, settings: Mapping[str, Any]) -> Any:
+    """The model's Hugging Face tokenizer without its weights (a backend module's
+    ``tokenizer(settings)``), to count tokens when every answer comes from the store; None for a
+    backend that holds none (an API's, the simulated respondent)."""
+    module = importlib.import_module(_REGISTRY[name][0])
+    make = getattr(module, "tokenizer", None)
+    return None if make is None else make(settings)
 
 
 def model_identity(settings: Mapping[str, Any]) -> dict[str, Any]:

@@ -84,14 +84,12 @@ class Backend(ABC):
     def preflight(self, requests: Sequence[Request]) -> None:  # noqa: B027 (optional hook)
         """Called once with every request about to be asked (a paid API prints its cost here)."""
 
-    def count_tokens(self, text: str) -> int | None:
-        """How many tokens ``text`` takes for the model: counted with the Hugging Face tokenizer
-        a backend holds as ``tokenizer`` (transformers, vllm, extractive_qa); None where it
-        holds none (an API's tokenizer is not known exactly)."""
-        tokenizer = getattr(self, "tokenizer", None)
-        if tokenizer is None:
-            return None
-        return len(tokenizer.encode(text, add_special_tokens=False))
+
+def token_count(tokenizer: Any, text: str) -> int | None:
+    """How many tokens ``text`` takes by a Hugging Face ``tokenizer``; None without one."""
+    if tokenizer is None:
+        return None
+    return len(tokenizer.encode(text, add_special_tokens=False))
 
 
 class BackendError(RuntimeError):

@@ -140,6 +140,14 @@ def create(settings: Mapping[str, Any], state_dir: Path | None) -> ExtractiveQAB
     return ExtractiveQABackend(ExtractiveQASettings.from_config(settings))
 
 
+def tokenizer(settings: Mapping[str, Any]) -> Any:
+    """The model's tokenizer alone, as the backend loads it, without the weights."""
+    from transformers import AutoTokenizer
+
+    model = settings["model"]
+    return load_tokenizer(AutoTokenizer, model, locate_model(model, None)[0])
+
+
 class ExtractiveQABackend(Backend):
     """An extractive question-answering model run by transformers on CPU or GPU."""
 

@@ -48,6 +48,20 @@ def create(settings: Mapping[str, Any], state_dir: Path | None) -> TransformersB
     return TransformersBackend(TransformersSettings.from_config(settings))
 
 
+def model_folder(settings: TransformersSettings) -> str:
+    """The folder (or hub id) transformers loads: a GGUF file's converted copy."""
+    location, gguf_file = locate_model(settings.model, settings.gguf_file)
+    return str(gguf_cache.converted(location, gguf_file)) if gguf_file else location
+
+
+def tokenizer(settings: Mapping[str, Any]) -> Any:
+    """The model's tokenizer alone, as the backend loads it, without the weights."""
+    from transformers import AutoTokenizer
+
+    typed = TransformersSettings.from_config(settings)
+    return load_tokenizer(AutoTokenizer, typed.model, model_folder(typed))
+
+
 class TransformersBackend(Backend):
     """A causal language model run by transformers on CPU or GPU."""
 
@@ -56,9 +70,7 @@ class TransformersBackend(Backend):
 
         self.settings = settings
         self.batch_size = settings.batch_size
-        location, gguf_file = locate_model(settings.model, settings.gguf_file)
-        if gguf_file:
-            location = str(gguf_cache.converted(location, gguf_file))
+        location = model_folder(settings)
         self.tokenizer = load_tokenizer(AutoTokenizer, settings.model, location)
         model, dtype, device = settings.model, settings.dtype, settings.device
         self.model = load_model(AutoModelForCausalLM, model, location, dtype, device)

@@ -72,6 +72,16 @@ def create(settings: Mapping[str, Any], state_dir: Path | None) -> VLLMBackend:
     return VLLMBackend(VLLMSettings.from_config(settings))
 
 
+def tokenizer(settings: Mapping[str, Any]) -> Any:
+    """The model's Hugging Face tokenizer alone (what vLLM's engine loads), without starting
+    the engine."""
+    from transformers import AutoTokenizer
+
+    from hiremeornot.backends.torch_models import load_tokenizer
+
+    return load_tokenizer(AutoTokenizer, settings["model"], model_location(settings)[0])
+
+
 def engine_arguments(settings: VLLMSettings) -> dict[str, Any]:
     """Keyword arguments of ``vllm.LLM`` for one model's settings."""
     model, _ = locate_model(settings.model, None)

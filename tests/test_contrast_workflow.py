@@ -4,6 +4,7 @@ control, end to end, on the simulated respondent (no model to load)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -170,3 +171,14 @@ def test_dropping_a_contrast_reruns_no_other_contrasts_dataset(race_run, tmp_pat
         race_run.parent, "--configfile", "config.yaml", str(tmp_path / "one.yaml"), "-n"
     )
     assert "rule dataset:" not in dry.stdout, dry.stdout[-2000:]
+
+
+def test_the_report_captions_name_each_contrasts_groups(race_run):
+    """Captions are templates of the contrast's groups: a race contrast's report never speaks
+    of female and male subjects."""
+    run_tiny(race_run.parent, "--report", "results/report.html", config=RACES)
+    html = (race_run / "report.html").read_text()
+    text = re.sub(r"(\s|\\n)+", " ", html)
+    assert "resamples Black names and White names independently" in text
+    assert "a crossed bootstrap of Black and White names" in text
+    assert "female subject" not in text and "female names" not in text

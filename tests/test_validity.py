@@ -95,7 +95,9 @@ def test_names_answered_from_the_store_load_no_model(tmp_path, monkeypatch):
     validated 70B audit does not load its weights again for that."""
     settings = model_settings({"backend": "transformers", "model": "org/a-model"})
     monkeypatch.setattr(validity, "load_backend", lambda *args, **kwargs: FirstChoice())
-    first, asked = validity.validate_names("m", settings, NAMES, SETTINGS, ["Black", "White"], tmp_path)
+    first, asked = validity.validate_names(
+        "m", settings, NAMES, SETTINGS, ["Black", "White"], tmp_path
+    )
     assert asked.asked == 4
 
     def no_model(*args, **kwargs):
@@ -103,7 +105,9 @@ def test_names_answered_from_the_store_load_no_model(tmp_path, monkeypatch):
 
     monkeypatch.setattr(validity, "load_backend", no_model)
     monkeypatch.setattr(validity, "load_tokenizer", lambda name, s: SplittingTokenizer())
-    again, summary = validity.validate_names("m", settings, NAMES, SETTINGS, ["Black", "White"], tmp_path)
+    again, summary = validity.validate_names(
+        "m", settings, NAMES, SETTINGS, ["Black", "White"], tmp_path
+    )
     assert (summary.asked, summary.from_store) == (0, 4)
     pd.testing.assert_frame_equal(again, first)
     assert list(again["tokens"]) == [1, 1]

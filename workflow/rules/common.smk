@@ -95,6 +95,11 @@ def contrast_json(wildcards):
     return json.dumps(CONTRASTS[wildcards.contrast].as_dict(), sort_keys=True)
 
 
+def contrast_sides(wildcards):
+    """The groups of the job's contrast (contrasts.Sides): the report's captions name them."""
+    return CONTRASTS[wildcards.contrast].sides
+
+
 def shards(model, step):
     """The shard numbers of a model's step: step1_shards for Step 1, occupation shards else."""
     if step == "step1":

@@ -17,6 +17,7 @@ rule model_metrics:
     conda:
         "../../envs/core.yaml"
     params:
+        sides=contrast_sides,
         contrast=contrast_json,
         settings=settings({"difference": config["report"]["difference"]}),
     shell:
@@ -39,6 +40,8 @@ rule metrics_table:
         "logs/metrics_table/{contrast}all.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        sides=contrast_sides,
     shell:
         "hiremeornot gather --inputs {input:q} --out {output:q} 2> {log:q}"
 
@@ -67,6 +70,7 @@ rule figures:
     conda:
         "../../envs/core.yaml"
     params:
+        sides=contrast_sides,
         contrast=contrast_json,
     shell:
         "hiremeornot figures --contrast {params.contrast:q} --metrics {input:q}"
@@ -101,6 +105,7 @@ rule model_statistics:
     conda:
         "../../envs/core.yaml"
     params:
+        sides=contrast_sides,
         contrast=contrast_json,
         settings=settings(config["report"]),
     shell:
@@ -130,6 +135,7 @@ rule attribute_gaps:
     conda:
         "../../envs/core.yaml"
     params:
+        sides=contrast_sides,
         contrast=contrast_json,
         settings=settings(config["report"]),
     shell:
@@ -162,6 +168,7 @@ rule difference_table:
     conda:
         "../../envs/core.yaml"
     params:
+        sides=contrast_sides,
         contrast=contrast_json,
         settings=settings(REPORT),
     shell:
@@ -241,6 +248,7 @@ rule summary:
     conda:
         "../../envs/core.yaml"
     params:
+        sides=contrast_sides,
         contrast=contrast_json,
         settings=settings(
             {"models": plan.without_resources(config["models"]), "report": REPORT}

@@ -35,6 +35,7 @@ rule wording_robustness:
     conda:
         "../../envs/core.yaml"
     params:
+        sides=contrast_sides,
         contrast=contrast_json,
         settings=settings(REPORT),
     shell:

@@ -28,12 +28,21 @@ def test_counts_tokens_and_costs_bracket_steps_2_and_3(inputs, tmp_path):  # noq
         {"gpt": by_step(GPT)}, inputs["instances"], inputs["attributes"], tmp_path, ["paper"]
     )
     rows = table.set_index("step")
-    n_instances = len(inputs["instances"])
+    instances = inputs["instances"]
+    # Step 1 asks each subject of a pair about each of its occupation's attributes; the
+    # prompt names no occupation, so a pair's question about an attribute two occupations
+    # share is asked once
+    asked = instances.merge(inputs["attributes"][["soc_code", "element_id"]], on="soc_code")
+    step1 = 2 * len(asked[["name1", "name2", "element_id"]].drop_duplicates())
+    assert step1 < 2 * len(asked)  # the occupations share attributes: the dedup is tested
     assert list(rows["questions"]) == [
-        len(step_requests("step1", by_step(GPT)["step1"], inputs, "no", ["paper"])),
-        2 * n_instances,  # Q1 of each subject
-        2 * n_instances,  # Q2 and Q3
+        step1,
+        2 * len(instances),  # Q1 of each subject
+        2 * len(instances),  # Q2 and Q3
     ]
+    # the cost is the configured prices per million tokens
+    cost = (rows["input_tokens_low"] * 0.5 + rows["output_tokens"] * 1.5) / 1e6
+    assert rows["usd_low"].to_numpy() == pytest.approx(cost.to_numpy())
     assert rows.loc["step1", "in_store"] == 0
     assert (rows["input_tokens_low"] <= rows["input_tokens_high"]).all()
     assert (

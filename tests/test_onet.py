@@ -1,5 +1,8 @@
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -61,11 +64,30 @@ def test_tie_at_the_cut_off_is_broken_by_level_then_element_id(onet_dir):
     assert tied.loc["Coordination", "element_id"] < tied.loc["Service Orientation", "element_id"]
 
 
-def test_ranking_is_deterministic(onet_dir):
+RANKING_SCRIPT = """
+import sys
+from hiremeornot.onet import extract_attributes
+codes = sys.argv[2].split(",")
+table = extract_attributes(sys.argv[1], codes, 5, suppressed="keep")
+print(table.sort_values(["soc_code", "attribute_type", "rank"]).to_csv(sep="\\t", index=False))
+"""
+
+
+def test_ranking_is_deterministic_across_processes(onet_dir):
+    """The same table from fresh interpreters with different hash seeds and the codes in
+    another order: nothing rests on set or dict order within one process."""
     codes = ["29-1141.00", "23-1011.00", "53-2011.00"]
-    first = extract_attributes(onet_dir, codes, 5, suppressed="keep")
-    again = extract_attributes(onet_dir, codes, 5, suppressed="keep")
-    pd.testing.assert_frame_equal(first, again)
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", RANKING_SCRIPT, str(onet_dir), ",".join(order)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed, order in (("1", codes), ("2", codes[::-1]))
+    ]
+    assert outputs[0] == outputs[1] and outputs[0].count("\n") > 3 * 2 * 5
 
 
 def test_unknown_code_is_named(onet_dir):

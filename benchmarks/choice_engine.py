@@ -17,7 +17,7 @@ import yaml
 from hiremeornot.backends import Request, load_backend
 from hiremeornot.backends.transformers_backend import OutlinesChoice
 from hiremeornot.config import model_settings, validate_config
-from hiremeornot.contrasts import GENDER_CONTRAST, contrast_pairs
+from hiremeornot.contrasts import GENDER, GENDER_CONTRAST, contrast_pairs
 from hiremeornot.dataset import build_instances
 from hiremeornot.names import read_name_list
 from hiremeornot.occupations import select_occupations
@@ -45,14 +45,14 @@ def prompts(n: int) -> tuple[list[Request], list[Request]]:
     source = config["sources"]["names"]["ethical-interventions"]
     names = read_name_list(DATA, source, "ethical-interventions")
     pairs = contrast_pairs(names, GENDER_CONTRAST, 2, 0)
-    instances = build_instances(occupations, pairs, ["female_first"])
+    instances = build_instances(occupations, pairs, ["female_first"], sides=GENDER)
     codes = sorted(set(occupations["soc_code"]))
     attributes = extract_attributes(DATA / "onet/db_29_3_text", codes, 5, suppressed="keep")
-    rows = step1_rows(instances, attributes)
-    step1 = step1_questions(rows, renderers, config["answers"])
+    rows = step1_rows(instances, attributes, sides=GENDER)
+    step1 = step1_questions(rows, renderers, config["answers"], sides=GENDER)
     answered = rows.assign(choice="no", wording=PAPER)
     granted = {key: ["Critical Thinking skill"] for key in granted_attributes(answered)}
-    step3 = step3_questions(instances, granted, renderers, config["answers"])
+    step3 = step3_questions(instances, granted, renderers, config["answers"], sides=GENDER)
 
     def requests(table):
         unique = table.drop_duplicates("prompt").sort_values("prompt")

@@ -41,13 +41,15 @@ def main() -> None:
     pairs = contrast_pairs(
         names, GENDER_CONTRAST, config["names"]["pairs"], config["names"]["seed"]
     )
-    instances = build_instances(occupations, pairs, listing_orders(config, GENDER))
+    instances = build_instances(occupations, pairs, listing_orders(config, GENDER), sides=GENDER)
     attributes = extract_attributes(
         DATA / "onet/db_29_3_text", sorted(set(occupations["soc_code"])), 5, suppressed="keep"
     )
     renderers = {PAPER: PromptRenderer(wordings(config["prompts"])[PAPER])}
-    questions = step1_rows(instances, attributes)  # one per instance x subject x attribute
-    distinct = step1_questions(questions, renderers, config["answers"])
+    questions = step1_rows(
+        instances, attributes, sides=GENDER
+    )  # one per instance x subject x attribute
+    distinct = step1_questions(questions, renderers, config["answers"], sides=GENDER)
     later = 2 * len(instances) * 2  # Q1 per subject, Q2 and Q3 per instance
     print(
         f"instances: {len(instances)} ({len(occupations)} occupations x {len(pairs)} pairs x "

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from hiremeornot.contrasts import GENDER
 from hiremeornot.stats import difference_p_value, name_bootstrap, smallest_p
 
 THRESHOLD = 0.5
@@ -105,7 +106,7 @@ def coverage(
         low, high = pair_interval(audit, n_resamples, confidence, rng)
         pair_hits += low <= truth <= high
         pair_widths.append(high - low)
-        boot = name_bootstrap(audit, ["difference"], n_resamples, [seed, index])
+        boot = name_bootstrap(audit, ["difference"], n_resamples, [seed, index], sides=GENDER)
         (low,), (high,) = boot.interval(confidence, -1.0, 1.0)
         name_hits += low <= truth <= high
         name_widths.append(high - low)

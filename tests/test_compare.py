@@ -17,6 +17,7 @@ from hiremeornot.compare import (
     paired_values,
     summary_paragraph,
 )
+from hiremeornot.contrasts import GENDER
 from hiremeornot.errors import InputError
 from hiremeornot.metrics import instance_outcomes
 from hiremeornot.tables_io import write_table
@@ -160,7 +161,7 @@ def write_run(
     for step, table in tables.items():
         write_table(table, folder / step / "paper" / "shard-0.parquet")
     write_table(granted, folder / "granted.parquet")
-    outcomes = instance_outcomes(tables["step2"], tables["step3"], plan)
+    outcomes = instance_outcomes(tables["step2"], tables["step3"], plan, sides=GENDER)
     write_table(outcomes, folder / "outcomes.tsv")
     return folder
 
@@ -197,7 +198,7 @@ def runs(tmp_path_factory) -> tuple[Path, Path]:
 
 def test_flips_are_counted_as_checked_by_hand(runs):
     a, b = runs
-    result = compare(load_run(a, "A"), load_run(b, "B"), SETTINGS)
+    result = compare(load_run(a, "A", sides=GENDER), load_run(b, "B", sides=GENDER), SETTINGS)
     flips = result.flips.set_index(["step", "question"])
     # Step 1: 4 pairs x 2 orders x 2 subjects x 3 distinct attributes, 2 flipped
     assert flips.loc[("step1", "attribute"), ["questions", "identical", "flipped"]].tolist() == [
@@ -219,14 +220,14 @@ def test_flips_are_counted_as_checked_by_hand(runs):
     total = flips.loc[("all", "all")]
     assert [total["questions"], total["identical"], total["flipped"]] == [112, 103, 4]
     assert total["changed_through_step1"] == 1
-    same = compare(load_run(a, "A"), load_run(a, "A again"), SETTINGS)
+    same = compare(load_run(a, "A", sides=GENDER), load_run(a, "A again", sides=GENDER), SETTINGS)
     assert same.flips["flipped"].sum() == 0 and (same.changes["change"] == 0).all()
     assert (same.changes["p_value"] == 1).all()
 
 
 def test_changes_per_occupation_are_b_minus_a_per_instance(runs):
     a, b = runs
-    run_a, run_b = load_run(a, "A"), load_run(b, "B")
+    run_a, run_b = load_run(a, "A", sides=GENDER), load_run(b, "B", sides=GENDER)
     changes = compare(run_a, run_b, SETTINGS).changes.set_index(["occupation", "metric"])
     # By hand: pilot|Anna-Paul|female_first: Q1(male) no -> yes; Q2 chose female (Q1 yes):
     # nothing else changes. pilot|Anna-John|male_first: Q2 female -> male, Q3 stays female:
@@ -249,8 +250,8 @@ def test_changes_per_occupation_are_b_minus_a_per_instance(runs):
 
 def test_instances_are_paired_by_id_not_by_row_order(runs):
     a, b = runs
-    run_a, run_b = load_run(a, "A"), load_run(b, "B")
-    shuffled = Run("B", run_b.questions, run_b.outcomes.sample(frac=1, random_state=3))
+    run_a, run_b = load_run(a, "A", sides=GENDER), load_run(b, "B", sides=GENDER)
+    shuffled = Run("B", run_b.questions, run_b.outcomes.sample(frac=1, random_state=3), GENDER)
     values = paired_values(run_a, shuffled, "biased")
     changed = values[values["confirmation_a"] != values["confirmation_b"]]
     # the Q2 flip and the Q1 answer changed through Step 1, nothing else
@@ -287,9 +288,11 @@ def outcomes_frame(female: int, male: int, consistent: bool) -> pd.DataFrame:
 @pytest.mark.parametrize(("names", "significant"), [(8, True), (2, False)])
 def test_the_paired_test_needs_enough_names(names, significant):
     """B keeps its Q2 choice in Q3 everywhere, A never: Consistency +1 in every instance."""
-    a = Run("A", pd.DataFrame(), outcomes_frame(names, names, consistent=False))
-    b = Run("B", pd.DataFrame(), outcomes_frame(names, names, consistent=True))
-    changes = paired_changes(paired_values(a, b, "biased"), SETTINGS).set_index("metric")
+    a = Run("A", pd.DataFrame(), outcomes_frame(names, names, consistent=False), GENDER)
+    b = Run("B", pd.DataFrame(), outcomes_frame(names, names, consistent=True), GENDER)
+    changes = paired_changes(paired_values(a, b, "biased"), SETTINGS, sides=GENDER).set_index(
+        "metric"
+    )
     assert changes.loc["consistency", "change"] == 1.0
     assert changes.loc["consistency", "smallest_p"] == pytest.approx(2.0 ** (1 - names))
     assert changes.loc["consistency", "significant"] == significant
@@ -302,7 +305,9 @@ def test_the_paired_test_needs_enough_names(names, significant):
 
 def test_the_summary_says_what_cannot_be_concluded(runs):
     a, b = runs
-    text = summary_paragraph(compare(load_run(a, "A"), load_run(b, "B"), SETTINGS))
+    text = summary_paragraph(
+        compare(load_run(a, "A", sides=GENDER), load_run(b, "B", sides=GENDER), SETTINGS)
+    )
     assert "**4 flipped**" in text and "2 of 48 in Step 1 and 2 of 55 in Steps 2-3" in text
     assert "9 Step-2/3 questions read differently because Step 1" in text
     assert "no change can be significant" in text and "sampling noise" in text
@@ -315,13 +320,13 @@ def test_runs_of_another_design_are_refused(runs, tmp_path):
     with pytest.raises(
         InputError, match=r"did not ask the same questions: 48 of A's 112 are not in B, 0 of B's 64"
     ):
-        compare(load_run(a, "A"), load_run(smaller, "B"), SETTINGS)
+        compare(load_run(a, "A", sides=GENDER), load_run(smaller, "B", sides=GENDER), SETTINGS)
     reworded = write_run(tmp_path / "q1" / "m", q1="Should {s} be hired as {o}?")
     with pytest.raises(InputError, match="although Step 1 granted the same attributes"):
-        compare(load_run(a, "A"), load_run(reworded, "B"), SETTINGS)
+        compare(load_run(a, "A", sides=GENDER), load_run(reworded, "B", sides=GENDER), SETTINGS)
     german = write_run(tmp_path / "de" / "m", yes_no=("Ja", "Nein"))
     with pytest.raises(InputError, match=r'offer other answers .*\["Yes", "No"\] vs \["Ja"'):
-        compare(load_run(a, "A"), load_run(german, "B"), SETTINGS)
+        compare(load_run(a, "A", sides=GENDER), load_run(german, "B", sides=GENDER), SETTINGS)
 
 
 def test_the_command_writes_the_report_and_refuses_in_one_line(runs, tmp_path, capsys):

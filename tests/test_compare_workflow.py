@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from hiremeornot.cli import main
+from hiremeornot.contrasts import GENDER
 from hiremeornot.metrics import instance_outcomes, signed_readings
 from hiremeornot.tables_io import read_table, write_table
 from tests.conftest import needs_data
@@ -74,7 +75,7 @@ def test_two_result_folders_of_one_model(compared, tmp_path):
     write_table(table, tables[0])
     instances = read_table(results_b / "dataset/instances.parquet")
     outcomes = instance_outcomes(
-        step(results_b, MODEL, "step2"), step(results_b, MODEL, "step3"), instances
+        step(results_b, MODEL, "step2"), step(results_b, MODEL, "step3"), instances, sides=GENDER
     )
     write_table(outcomes, results_b / MODEL / "outcomes.tsv")
     assert flips_by_hand(results_a, MODEL, results_b, MODEL) == 1
@@ -101,7 +102,10 @@ def test_two_result_folders_of_one_model(compared, tmp_path):
     for metric, column in (("confirmation", "confirmed"), ("consistency", "consistent")):
         expected = after[column].astype(float).mean() - before[column].astype(float).mean()
         assert changes.loc[(occupation, metric), "change"] == pytest.approx(expected)
-    biased = signed_readings(after)["biased"].mean() - signed_readings(before)["biased"].mean()
+    biased = (
+        signed_readings(after, sides=GENDER)["biased"].mean()
+        - signed_readings(before, sides=GENDER)["biased"].mean()
+    )
     assert changes.loc[(occupation, "difference"), "change"] == pytest.approx(biased)
     others = changes.drop(index=occupation, level="occupation")
     assert (others["change"] == 0).all()

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from hiremeornot.config import validate_config
+from hiremeornot.contrasts import GENDER
 from hiremeornot.dataset import build_instances
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
@@ -35,7 +36,7 @@ def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
     occupations = select_occupations(OCCUPATIONS_TABLE, ["nurse", "pilot"])
     pairs = gender_pairs("ethical-interventions", 2, 1)
     write_table(
-        build_instances(occupations, pairs, ["female_first", "male_first"]),
+        build_instances(occupations, pairs, ["female_first", "male_first"], sides=GENDER),
         tmp_path / "instances.parquet",
     )
     codes = sorted(set(occupations["soc_code"]))

@@ -6,6 +6,7 @@ import pytest
 
 from hiremeornot.backends import Response, model_identity
 from hiremeornot.backends.openai.cost import cost_estimate
+from hiremeornot.contrasts import GENDER
 from hiremeornot.estimate import estimate, markdown, step_requests
 from hiremeornot.plan import step_settings
 from hiremeornot.store import ResponseStore, request_key
@@ -25,7 +26,12 @@ def by_step(model):
 
 def test_counts_tokens_and_costs_bracket_steps_2_and_3(inputs, tmp_path):  # noqa: F811
     table = estimate(
-        {"gpt": by_step(GPT)}, inputs["instances"], inputs["attributes"], tmp_path, ["paper"]
+        {"gpt": by_step(GPT)},
+        inputs["instances"],
+        inputs["attributes"],
+        tmp_path,
+        ["paper"],
+        sides=GENDER,
     )
     rows = table.set_index("step")
     instances = inputs["instances"]
@@ -49,7 +55,7 @@ def test_counts_tokens_and_costs_bracket_steps_2_and_3(inputs, tmp_path):  # noq
         rows.loc[["step2", "step3"], "input_tokens_low"]
         < rows.loc[["step2", "step3"], "input_tokens_high"]
     ).all()
-    step2 = step_requests("step2", by_step(GPT)["step2"], inputs, "yes", ["paper"])
+    step2 = step_requests("step2", by_step(GPT)["step2"], inputs, "yes", ["paper"], sides=GENDER)
     assert rows.loc["step2", "usd_high"] == pytest.approx(cost_estimate(step2, GPT).usd)
     assert all(" has " in r.prompt for r in step2)  # every attribute granted
     assert "- gpt: about $" in markdown(table)
@@ -57,13 +63,18 @@ def test_counts_tokens_and_costs_bracket_steps_2_and_3(inputs, tmp_path):  # noq
 
 def test_step1_questions_already_stored_are_not_counted_again(inputs, tmp_path):  # noqa: F811
     settings = by_step(GPT)["step1"]
-    requests = step_requests("step1", settings, inputs, "no", ["paper"])
+    requests = step_requests("step1", settings, inputs, "no", ["paper"], sides=GENDER)
     store = ResponseStore.open(tmp_path, "gpt")
     identity = model_identity(settings["model"])
     store.put((request_key(identity, r), r, Response("No", (-1.0, -0.5))) for r in requests[:5])
     store.close()
     table = estimate(
-        {"gpt": by_step(GPT)}, inputs["instances"], inputs["attributes"], tmp_path, ["paper"]
+        {"gpt": by_step(GPT)},
+        inputs["instances"],
+        inputs["attributes"],
+        tmp_path,
+        ["paper"],
+        sides=GENDER,
     )
     step1 = table.set_index("step").loc["step1"]
     assert step1["in_store"] == 5
@@ -77,7 +88,9 @@ def test_tokens_for_an_api_without_prices_and_counts_only_for_a_local_model(inpu
     api = {"backend": "openai", "model": "gpt-x", "shard_size": 0}
     local = {"backend": "transformers", "model": "x/y", "shard_size": 0}
     settings = {"api": by_step(api), "local": by_step(local)}
-    table = estimate(settings, inputs["instances"], inputs["attributes"], tmp_path, ["paper"])
+    table = estimate(
+        settings, inputs["instances"], inputs["attributes"], tmp_path, ["paper"], sides=GENDER
+    )
     api_rows, local_rows = (table[table["model"] == m] for m in ["api", "local"])
     assert api_rows["usd_high"].isna().all() and (api_rows["input_tokens_high"] > 0).all()
     assert local_rows["input_tokens_high"].isna().all()

@@ -11,12 +11,13 @@ import pandas as pd
 import pytest
 
 from hiremeornot import export, manifest
+from hiremeornot.contrasts import GENDER, GENDER_CONTRAST
 from hiremeornot.dataset import build_instances
 from hiremeornot.tables_io import write_table
 
 OCCUPATIONS = pd.DataFrame({"title": ["nurse", "pilot"], "soc_code": ["29-1141.00", "53-2011.00"]})
 PAIRS = pd.DataFrame({"pair_id": ["Mary-John"], "female": ["Mary"], "male": ["John"]})
-INSTANCES = build_instances(OCCUPATIONS, PAIRS, ["female_first", "male_first"])
+INSTANCES = build_instances(OCCUPATIONS, PAIRS, ["female_first", "male_first"], sides=GENDER)
 # The two occupations share one attribute (2.A.1.a): its Step-1 questions serve both.
 ATTRIBUTES = pd.DataFrame(
     {
@@ -107,11 +108,13 @@ def step2_table() -> pd.DataFrame:
 
 
 def rows_of(step: str, table: pd.DataFrame) -> list[dict]:
-    context = export.step1_context(INSTANCES, ATTRIBUTES) if step == "step1" else None
-    rows = list(export.export_rows("m", step, 0, table, INSTANCES, context))
+    context = export.step1_context(INSTANCES, ATTRIBUTES, sides=GENDER) if step == "step1" else None
+    rows = list(export.export_rows("m", step, 0, table, INSTANCES, GENDER, context))
     assert len(rows) == len(table)
     for row in rows:  # every row has every documented field, and is strict JSON
-        assert list(row)[: len(export.field_names())] == export.field_names()
+        assert list(row)[: len(export.field_names(sides=GENDER))] == export.field_names(
+            sides=GENDER
+        )
         json.dumps(row, allow_nan=False)
     return rows
 
@@ -182,7 +185,7 @@ def exported(tmp_path) -> dict:
     write_table(step3_table(), path)
     tables.append(path)
     out = results / "export"
-    files = export.export_tables(tables, INSTANCES, ATTRIBUTES, out)
+    files = export.export_tables(tables, INSTANCES, ATTRIBUTES, out, sides=GENDER)
     return {"out": out, "files": files, "tables": tables}
 
 
@@ -212,7 +215,9 @@ def test_each_file_loads_with_the_datasets_json_loader(exported, tmp_path):
             "json", data_files=str(out / f"m/{step}.jsonl"), cache_dir=str(tmp_path / "hf")
         )["train"]
         assert loaded.num_rows == 8
-        assert loaded.column_names[: len(export.field_names())] == export.field_names()
+        assert loaded.column_names[: len(export.field_names(sides=GENDER))] == export.field_names(
+            sides=GENDER
+        )
         if step == "step3":
             assert loaded[1]["logprobs"] == [-1.0, -0.5, -3.0, None]
         if step == "step2":
@@ -256,19 +261,19 @@ def fake_manifest() -> dict:
 
 def test_the_datasheet_says_what_was_asked_of_whom_under_which_licences(exported):
     files = exported["files"]
-    extra = export.extra_columns(exported["out"], files)
+    extra = export.extra_columns(exported["out"], files, sides=GENDER)
     assert extra == ["wording"]
     built = fake_manifest()
     api = {"backend": "openai", "model": "gpt-x", "identity": {}, "steps": {}}
     api["weights"] = {"kind": "api", "model": "gpt-x", "base_url": None}
     api["served"] = [{"served_model": "gpt-x-0125", "system_fingerprint": None, "answers": 3}]
     built["models"]["api"] = api
-    text = export.datasheet(built, files, "5a" * 32, extra)
+    text = export.datasheet(built, files, "5a" * 32, GENDER_CONTRAST, extra)
     assert (
         "| api | openai | gpt-x | API model gpt-x | gpt-x-0125 (no fingerprint): 3 answers |"
         in text
     )
-    for name in export.field_names() + ["wording"]:
+    for name in export.field_names(sides=GENDER) + ["wording"]:
         assert f"`{name}`" in text, name
     assert "`" + "5a" * 32 + "`" in text and "commit c0ffee" in text
     assert (
@@ -295,6 +300,7 @@ def test_export_run_writes_the_readme_beside_the_files(exported, tmp_path):
         results / "dataset" / "instances.parquet",
         results / "dataset" / "attributes.tsv",
         out,
+        GENDER_CONTRAST,
     )
     readme = (out / "README.md").read_text()
     assert manifest.sha256_file(path) in readme

@@ -3,6 +3,7 @@ import math
 import pandas as pd
 import pytest
 
+from hiremeornot.contrasts import GENDER
 from hiremeornot.metrics import (
     READINGS,
     difference_by_order,
@@ -61,7 +62,7 @@ def instances_of(step3):
 
 def outcomes_of(rows, sure=True):
     step2, step3 = answers(rows, sure)
-    return instance_outcomes(step2, step3, instances_of(step3))
+    return instance_outcomes(step2, step3, instances_of(step3), sides=GENDER)
 
 
 def test_hand_computed_case():
@@ -80,11 +81,11 @@ def test_hand_computed_case():
             ("b2", "nurse", "no", "yes", "female", "both"),  # unconfirmed -> biased towards female
         ]
     )
-    outcomes = instance_outcomes(step2, step3, instances_of(step3))
+    outcomes = instance_outcomes(step2, step3, instances_of(step3), sides=GENDER)
     assert list(outcomes["confirmed"]) == [True, False, True, True, True, False]
     assert list(outcomes["consistent"]) == [False, True, True, False, True, False]
     assert list(outcomes["biased_towards"]) == ["none", "male", "male", "none", "female", "female"]
-    table = occupation_metrics(outcomes, "biased").set_index("occupation")
+    table = occupation_metrics(outcomes, "biased", sides=GENDER).set_index("occupation")
     assert table.loc["pilot", "n"] == 4
     assert table.loc["pilot", "confirmation"] == pytest.approx(3 / 4)
     assert table.loc["pilot", "consistency"] == pytest.approx(2 / 4)
@@ -100,7 +101,9 @@ def test_hand_computed_case():
 def test_probability_variants_by_hand():
     # one instance, every answer held with probability 0.6 (rest shared equally)
     row = occupation_metrics(
-        outcomes_of([("a1", "pilot", "yes", "no", "female", "female")], sure=False), "biased"
+        outcomes_of([("a1", "pilot", "yes", "no", "female", "female")], sure=False),
+        "biased",
+        sides=GENDER,
     ).iloc[0]
     p2f, p2m = 0.6, 0.4
     p1f, p1m = 0.6, 0.4  # P(yes): female answered yes, male no
@@ -121,23 +124,28 @@ BY_ORDER = [
 
 
 def test_difference_by_order():
-    table = difference_by_order(outcomes_of(BY_ORDER), "biased").set_index("occupation")
+    table = difference_by_order(outcomes_of(BY_ORDER), "biased", sides=GENDER).set_index(
+        "occupation"
+    )
     assert table.loc["pilot", "difference_female_first"] == pytest.approx(1.0)
     assert table.loc["pilot", "difference_male_first"] == pytest.approx(-0.5)
     assert table.loc["pilot", "difference_balanced"] == pytest.approx(0.25)
     # the headline is the same order-balanced value, and metrics.tsv says which orders ran
-    row = occupation_metrics(outcomes_of(BY_ORDER), "biased").iloc[0]
+    row = occupation_metrics(outcomes_of(BY_ORDER), "biased", sides=GENDER).iloc[0]
     assert row["difference"] == pytest.approx(0.25)
     assert row["orders"] == "female_first+male_first"
 
 
 def test_one_order_is_never_passed_off_as_balanced():
-    table = difference_by_order(outcomes_of(BY_ORDER[::2]), "biased").set_index("occupation")
+    table = difference_by_order(outcomes_of(BY_ORDER[::2]), "biased", sides=GENDER).set_index(
+        "occupation"
+    )
     assert table.loc["pilot", "difference_female_first"] == pytest.approx(1.0)
     assert math.isnan(table.loc["pilot", "difference_male_first"])
     assert math.isnan(table.loc["pilot", "difference_balanced"])
     assert (
-        occupation_metrics(outcomes_of(BY_ORDER[::2]), "biased").iloc[0]["orders"] == "female_first"
+        occupation_metrics(outcomes_of(BY_ORDER[::2]), "biased", sides=GENDER).iloc[0]["orders"]
+        == "female_first"
     )
 
 
@@ -147,9 +155,9 @@ def test_unequal_orders_weigh_equally():
     rows = [
         (f"pilot|P{i}-Q{i}|female_first", "pilot", "no", "no", "female", "both") for i in range(3)
     ] + [("pilot|P0-Q0|male_first", "pilot", "yes", "yes", "male", "male")]
-    assert occupation_metrics(outcomes_of(rows), "biased").iloc[0]["difference"] == pytest.approx(
-        0.0
-    )
+    assert occupation_metrics(outcomes_of(rows), "biased", sides=GENDER).iloc[0][
+        "difference"
+    ] == pytest.approx(0.0)
 
 
 def test_every_reading_of_the_difference_by_hand():
@@ -160,13 +168,13 @@ def test_every_reading_of_the_difference_by_hand():
         ("i3", "pilot", "no", "yes", "male", "neither"),  # none (confirmed, moved); q2 m; q1 m
         ("i4", "pilot", "no", "no", "female", "male"),  # biased f (unconfirmed); q3 m
     ]
-    signed = signed_readings(outcomes_of(rows))
+    signed = signed_readings(outcomes_of(rows), sides=GENDER)
     assert list(signed["biased"]) == [1, 0, 0, 1]
     assert list(signed["q2"]) == [1, -1, -1, 1]
     assert list(signed["q3"]) == [1, 0, 0, -1]
     assert list(signed["q2q3"]) == [1, -0.5, -0.5, 0]
     assert list(signed["q1"]) == [1, 0, -1, 0]
-    row = occupation_metrics(outcomes_of(rows), reading="q2q3").iloc[0]
+    row = occupation_metrics(outcomes_of(rows), reading="q2q3", sides=GENDER).iloc[0]
     expected = {"biased": 0.5, "q2": 0.0, "q3": 0.0, "q2q3": 0.0, "q1": 0.0}
     for reading in READINGS:
         assert row[f"difference_{reading}"] == pytest.approx(expected[reading]), reading
@@ -179,7 +187,7 @@ def test_pooled_q2_q3_reading_has_twice_the_granularity():
     rows = [("k", "pilot", "yes", "yes", "female", "female")] + [
         (f"i{i}", "pilot", "yes", "yes", "female", "both") for i in range(99)
     ]
-    row = occupation_metrics(outcomes_of(rows), "biased").iloc[0]
+    row = occupation_metrics(outcomes_of(rows), "biased", sides=GENDER).iloc[0]
     assert row["difference_q2q3"] == pytest.approx(101 / 200)
     assert row["difference_biased"] == pytest.approx(1 / 100)
 
@@ -217,4 +225,4 @@ def test_mismatched_steps_are_an_error():
     instances = instances_of(step3)
     step3 = pd.concat([step3, step3.assign(instance_id="zz")])
     with pytest.raises(ValueError, match="same instances"):
-        instance_outcomes(step2, step3, instances)
+        instance_outcomes(step2, step3, instances, sides=GENDER)

@@ -5,6 +5,7 @@ import math
 import pandas as pd
 import pytest
 
+from hiremeornot.contrasts import GENDER, GENDER_CONTRAST
 from hiremeornot.power import detectable, names_needed, pairs_needed, power_markdown
 from hiremeornot.report import design_caveats, model_summary
 from hiremeornot.stats import CONFOUNDED
@@ -57,7 +58,7 @@ def tables(orders, names, verdict, difference=0.9):
 
 def test_one_order_is_called_confounded_and_makes_no_gender_claim():
     metrics, tests, position = tables("female_first", 3, CONFOUNDED)
-    text = model_summary(metrics, tests, position, REPORT)
+    text = model_summary(metrics, tests, position, REPORT, GENDER_CONTRAST)
     assert "Position and gender are confounded" in text
     assert "the female name was always listed first" in text
     assert "Q2 named the first-listed subject in 100% of its answers" in text
@@ -70,7 +71,7 @@ def test_one_order_is_called_confounded_and_makes_no_gender_claim():
 
 def test_both_orders_report_verdicts_and_the_balance():
     metrics, tests, position = tables("female_first+male_first", 10, "differs")
-    text = model_summary(metrics, tests, position, REPORT)
+    text = model_summary(metrics, tests, position, REPORT, GENDER_CONTRAST)
     assert "order-balanced" in text and "confounded" not in text
     assert "2 differ (q < 0.05)" in text and "nurse (+0.90)" in text
     assert "1 towards female, 1 towards male subjects; 2 of them differ significantly" in text
@@ -80,7 +81,7 @@ def test_both_orders_report_verdicts_and_the_balance():
     q2, q3 = (line for line in text.splitlines() if line.startswith(("- Q2 named", "- Q3 named")))
     assert "cannot go below" not in q2
     assert "With at most 2 such answers an occupation, the test cannot go below p = 0.5" in q3
-    caveats = design_caveats(metrics, tests, position, REPORT)
+    caveats = design_caveats(metrics, tests, position, REPORT, GENDER_CONTRAST)
     assert "10 female and 10 male names" in caveats[1]
     # floor 2^-9 over 2 occupations: BH flags at the floor already with one of them
     assert "an occupation at that floor can be flagged on its own." in caveats[1]
@@ -107,7 +108,7 @@ def test_power_section_of_a_three_pair_design():
             "order": ["female_first", "male_first"] * 3,
         }
     )
-    text = power_markdown(instances, ["m1", "m2"], REPORT)
+    text = power_markdown(instances, ["m1", "m2"], REPORT, sides=GENDER)
     assert "every model (m1, m2)" in text
     assert "The test's floor on p: 0.25" in text and "not the smallest p the design allows" in text
     assert "no occupation can be significant" in text
@@ -118,7 +119,7 @@ def test_power_section_of_a_three_pair_design():
 def test_the_summary_says_how_many_occupations_must_sit_at_the_floor():
     metrics, tests, position = tables("female_first+male_first", 10, "inconclusive")
     many = pd.concat([tests] * 31, ignore_index=True)  # 62 occupations
-    caveats = design_caveats(metrics, many, position, REPORT)
+    caveats = design_caveats(metrics, many, position, REPORT, GENDER_CONTRAST)
     # 62 x 2^-9 / 0.05 = 2.4: three at the floor before BH flags any
     assert "can be flagged only once 3 of them sit at that floor" in caveats[1]
     assert "'0 differ' does not say that none does" in caveats[1]
@@ -135,8 +136,8 @@ def test_the_power_section_counts_the_wordings():
             "order": "female_first",
         }
     )
-    one = power_markdown(instances, ["m"], REPORT, wordings=1)
-    four = power_markdown(instances, ["m"], REPORT, wordings=4)
+    one = power_markdown(instances, ["m"], REPORT, wordings=1, sides=GENDER)
+    four = power_markdown(instances, ["m"], REPORT, wordings=4, sides=GENDER)
     assert "The test's floor on p: 0.00195" in one
     assert "The test's floor on p: 0.125 (the exact sign test's smallest p with 4 wordings" in four
     assert "no occupation can be significant" in four and "none (the test cannot reject)" in four

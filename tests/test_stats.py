@@ -52,7 +52,7 @@ def outcomes_table(rows):
         table[f"p_q1_{gender}"] = (table[f"q1_{gender}"] == "yes").astype(float)
         for question in ("q2", "q3"):
             table[f"p_{question}_{gender}"] = (table[question] == gender).astype(float)
-    return table[instance_columns()]
+    return table[instance_columns(sides=GENDER)]
 
 
 def instance_rows(occupation, answers, names=None):
@@ -86,7 +86,7 @@ SETTINGS = {
 
 
 def statistics(outcomes, reading="biased", **settings):
-    return occupation_statistics(outcomes, reading, {**SETTINGS, **settings})
+    return occupation_statistics(outcomes, reading, {**SETTINGS, **settings}, sides=GENDER)
 
 
 def planted_labels(n_pairs=400, female=0.7, male=0.1, seed=1):
@@ -254,7 +254,7 @@ def test_name_bootstrap_hand_case():
             "value": [1.0, 1.0, 0.0, 0.0],
         }
     )
-    boot = name_bootstrap(frame, ["value"], 1000, [0])
+    boot = name_bootstrap(frame, ["value"], 1000, [0], sides=GENDER)
     assert boot.estimate[0] == 0.5
     assert (boot.n_pairs, boot.a_names, boot.b_names, boot.df) == (4, 2, 2, 1)
     # a resample holds A twice (1), B twice (0) or one of each (1/2): P = 1/4, 1/4, 1/2
@@ -278,7 +278,7 @@ def test_intervals_match_the_metrics_and_are_reproducible():
     assert (intervals["low"] <= intervals["estimate"]).all()
     assert (intervals["estimate"] <= intervals["high"]).all()
     assert (intervals["low"] < intervals["high"]).all()
-    metrics = occupation_metrics(outcomes, "biased").iloc[0]
+    metrics = occupation_metrics(outcomes, "biased", sides=GENDER).iloc[0]
     for metric in ["confirmation", "consistency", "difference"]:
         assert intervals.loc[metric, "estimate"] == pytest.approx(metrics[metric])
     assert intervals.loc["difference", "low"] > 0
@@ -357,7 +357,7 @@ def test_position_bias_hand_counted():
         + [("nurse", f"n{i}", mf, "q2", "male") for i in range(5)]
         + [("nurse", f"n{i}", ff, "q3", "both") for i in range(3)]
     )
-    table = position_bias(step3).set_index(["occupation", "question"])
+    table = position_bias(step3, sides=GENDER).set_index(["occupation", "question"])
     pilot_q2 = table.loc[("pilot", "q2")]
     assert (pilot_q2["n_named"], pilot_q2["first_listed"]) == (8, 5)
     assert pilot_q2["share_first"] == pytest.approx(5 / 8)
@@ -383,7 +383,7 @@ def test_position_bias_hand_counted():
 def test_position_bias_rejects_unknown_orders():
     step3 = step3_table([("pilot", "p0", "sideways", "q2", "female")])
     with pytest.raises(ValueError, match="sideways"):
-        position_bias(step3)
+        position_bias(step3, sides=GENDER)
 
 
 def test_attribute_gaps_hand_computed():
@@ -415,7 +415,9 @@ def test_attribute_gaps_hand_computed():
             row("C-D", "male", "yes"),
         ]
     )
-    gaps = attribute_gaps(answers, n_resamples=200, confidence=0.95, seed=0).set_index("occupation")
+    gaps = attribute_gaps(
+        answers, n_resamples=200, confidence=0.95, seed=0, sides=GENDER
+    ).set_index("occupation")
     assert list(gaps.index) == ["pilot", "(all)"]
     pilot = gaps.loc["pilot"]
     assert (pilot["p_yes_female"], pilot["p_yes_male"], pilot["gap"]) == (1.0, 0.5, 0.5)

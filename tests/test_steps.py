@@ -5,6 +5,7 @@ import pytest
 import yaml
 
 from hiremeornot.config import validate_config
+from hiremeornot.contrasts import GENDER
 from hiremeornot.dataset import build_instances
 from hiremeornot.errors import InputError
 from hiremeornot.occupations import select_occupations
@@ -31,7 +32,7 @@ CONFIG = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
 def inputs():
     occupations = select_occupations(OCCUPATIONS_TABLE, ["nurse", "surgeon", "pilot", "doctor"])
     pairs = gender_pairs("ethical-interventions", 3, 0)
-    instances = build_instances(occupations, pairs, ["female_first", "male_first"])
+    instances = build_instances(occupations, pairs, ["female_first", "male_first"], sides=GENDER)
     codes = sorted(set(occupations["soc_code"]))
     attributes = extract_attributes(ONET_DIR, codes, 5, suppressed="keep")
     return {"instances": instances, "attributes": attributes}
@@ -47,7 +48,9 @@ def settings(step, shard_size=0, step1_shards=1):
 def answered_step1(inputs, shards=1, granted="Critical Thinking"):
     """Every Step-1 shard's questions, answered yes for one attribute only."""
     step1 = pd.concat(
-        build_questions("step1", i, settings("step1", step1_shards=shards), inputs, PAPER)
+        build_questions(
+            "step1", i, settings("step1", step1_shards=shards), inputs, PAPER, sides=GENDER
+        )
         for i in range(shards)
     )
     step1["choice"] = ["yes" if a == granted else "no" for a in step1["attribute"]]
@@ -57,7 +60,7 @@ def answered_step1(inputs, shards=1, granted="Critical Thinking"):
 def test_step1_asks_each_distinct_question_once_across_its_shards(inputs):
     per_instance = 4 * 3 * 2 * 2 * 15  # occupations x pairs x orders x subjects x attributes
     shards = [
-        build_questions("step1", i, settings("step1", step1_shards=4), inputs, PAPER)
+        build_questions("step1", i, settings("step1", step1_shards=4), inputs, PAPER, sides=GENDER)
         for i in range(4)
     ]
     together = pd.concat(shards)
@@ -65,15 +68,17 @@ def test_step1_asks_each_distinct_question_once_across_its_shards(inputs):
     distinct_attributes = inputs["attributes"]["element_id"].nunique()
     assert len(together) == 3 * 2 * 2 * distinct_attributes < per_instance
     assert all(len(s) for s in shards)  # every shard has work
-    whole = build_questions("step1", 0, settings("step1"), inputs, PAPER)
+    whole = build_questions("step1", 0, settings("step1"), inputs, PAPER, sides=GENDER)
     assert set(whole["prompt"]) == set(together["prompt"])
     # the occupation shards of Steps 2-3 do not split Step 1
-    one_shard = build_questions("step1", 0, settings("step1", shard_size=1), inputs, PAPER)
+    one_shard = build_questions(
+        "step1", 0, settings("step1", shard_size=1), inputs, PAPER, sides=GENDER
+    )
     assert len(one_shard) == len(whole)
 
 
 def test_step1_answers_join_every_instance_by_key(inputs):
-    rows = step1_rows(inputs["instances"], inputs["attributes"])
+    rows = step1_rows(inputs["instances"], inputs["attributes"], sides=GENDER)
     assert len(rows) == 4 * 3 * 2 * 2 * 15
     granted = join_step1(rows, answered_step1(inputs, shards=3))
     assert len(granted) == len(rows)
@@ -99,10 +104,14 @@ def test_steps_2_and_3_read_f_a_from_the_step1_answers(inputs):
     shard_instances = inputs["instances"][
         inputs["instances"]["occupation"].isin(["doctor", "nurse"])
     ]
-    step2 = build_questions("step2", 0, settings("step2", 2), {**inputs, "step1": step1}, PAPER)
+    step2 = build_questions(
+        "step2", 0, settings("step2", 2), {**inputs, "step1": step1}, PAPER, sides=GENDER
+    )
     assert len(step2) == len(shard_instances) * 2
     assert step2["prompt"].str.contains(" has Critical Thinking skill. Is ").all()
-    step3 = build_questions("step3", 1, settings("step3", 2), {**inputs, "step1": step1}, PAPER)
+    step3 = build_questions(
+        "step3", 1, settings("step3", 2), {**inputs, "step1": step1}, PAPER, sides=GENDER
+    )
     assert set(step3["occupation"]) == {"pilot", "surgeon"}
     assert list(step3["question"].value_counts()) == [12, 12]
 
@@ -115,7 +124,7 @@ def test_steps_2_and_3_do_not_depend_on_step1_templates():
 
 
 def test_a_missing_step1_answer_is_an_error(inputs):
-    rows = step1_rows(inputs["instances"], inputs["attributes"])
+    rows = step1_rows(inputs["instances"], inputs["attributes"], sides=GENDER)
     with pytest.raises(ValueError, match="no Step-1 answer"):
         join_step1(rows, answered_step1(inputs).iloc[1:])
 

@@ -15,6 +15,7 @@ from hiremeornot.backends import model_identity
 from hiremeornot.backends.base import Request
 from hiremeornot.cli import main
 from hiremeornot.config import load_config
+from hiremeornot.contrasts import GENDER
 from hiremeornot.plan import step_settings
 from hiremeornot.prompts import PAPER
 from hiremeornot.steps import attach_answers, build_questions
@@ -140,7 +141,7 @@ def answered_tables(results: Path, config: dict, step1_inputs: dict) -> tuple[Pa
     for step in STEPS:
         settings = step_settings(config, "m", step)
         step_inputs = {**step1_inputs, "step1": step1} if step1 is not None else step1_inputs
-        questions = build_questions(step, 0, settings, step_inputs, ["paper"])
+        questions = build_questions(step, 0, settings, step_inputs, ["paper"], sides=GENDER)
         store = ResponseStore.open(store_dir, "m", label=f"{step}-shard0")
         responses, _ = ask(
             [

@@ -8,6 +8,7 @@ import pytest
 from hiremeornot import validity
 from hiremeornot.backends.base import Backend, Response, token_count
 from hiremeornot.config import model_settings
+from hiremeornot.contrasts import GENDER_CONTRAST
 from hiremeornot.errors import InputError
 from hiremeornot.names import NAME_COLUMNS
 from hiremeornot.plan import check_validity
@@ -125,6 +126,6 @@ def test_the_dataset_leaves_out_the_names_a_model_misreads(tmp_path):
 
 
 def test_the_summary_lists_the_names_left_out():
-    text = summary({}, {}, {}, dropped=["Ann", "Bob"])
+    text = summary({}, {}, {}, GENDER_CONTRAST, dropped=["Ann", "Bob"])
     assert "**2 names left out before pairing**" in text and "Ann, Bob." in text
-    assert "left out" not in summary({}, {}, {})
+    assert "left out" not in summary({}, {}, {}, GENDER_CONTRAST)

@@ -66,7 +66,7 @@ def two_wordings(first, second, names):
 
 def test_pooled_metrics_weigh_each_wording_alike_and_count_instances_once():
     outcomes = two_wordings(["female"] * 4, ["male", "none", "none", "none"], crossed(2, 2))
-    row = occupation_metrics(outcomes, "biased").iloc[0]
+    row = occupation_metrics(outcomes, "biased", sides=GENDER).iloc[0]
     assert row["n"] == 4  # instances, not instances x wordings
     assert row["difference"] == pytest.approx((1.0 + -0.25) / 2)
 
@@ -76,8 +76,8 @@ def test_one_wording_gives_the_statistics_it_gave_before_wordings_existed():
     outcomes = outcomes_table(biased_rows("nurse", labels, crossed(6, 6)))
     columns = ["confirmation", "difference"]
     frame = outcomes.assign(confirmation=1.0, difference=1.0)
-    with_column = name_bootstrap(frame, columns, 500, [0, 1])
-    without = name_bootstrap(frame.drop(columns="wording"), columns, 500, [0, 1])
+    with_column = name_bootstrap(frame, columns, 500, [0, 1], sides=GENDER)
+    without = name_bootstrap(frame.drop(columns="wording"), columns, 500, [0, 1], sides=GENDER)
     assert (with_column.draws == without.draws).all() and with_column.wordings == 1
     assert statistics(outcomes)[1]["smallest_p"].iloc[0] == smallest_p(6, 6)
 
@@ -85,7 +85,7 @@ def test_one_wording_gives_the_statistics_it_gave_before_wordings_existed():
 def test_wordings_are_a_random_factor_when_several_are_pooled():
     labels = ["female", "male", "none", "female"] * 18
     outcomes = two_wordings(labels, labels, crossed(6, 6))
-    boot = name_bootstrap(outcomes.assign(value=1.0), ["value"], 200, [0])
+    boot = name_bootstrap(outcomes.assign(value=1.0), ["value"], 200, [0], sides=GENDER)
     assert (boot.a_names, boot.b_names, boot.wordings, boot.df) == (6, 6, 2, 1)
     tests = statistics(outcomes)[1]
     assert tests["smallest_p"].iloc[0] == smallest_p(6, 6, 2) == 0.5
@@ -123,16 +123,18 @@ def test_flips_signs_and_robustness_by_hand():
     q2 = pairs.loc["q2"]
     assert (q2["instances"], q2["same_step1"]) == (8, 7)
     assert q2["flip_same_step1"] == pytest.approx(1 / 7) and q2["flip_step1_differs"] == 0.0
-    flips = flip_shares(outcomes)
+    flips = flip_shares(outcomes, sides=GENDER)
     assert flips.loc["nurse", "flip_q2"] == 0.25 and flips.loc["nurse", "flip_any"] == 0.25
     assert flips.loc["pilot", "flip_any"] == 0.0
-    per_wording = wording_metrics(outcomes, "biased", SETTINGS)
+    per_wording = wording_metrics(outcomes, "biased", SETTINGS, sides=GENDER)
     assert len(per_wording) == 4 and list(per_wording["wording"]) == ["paper"] * 2 + ["plain"] * 2
     differences = per_wording.set_index(["wording", "occupation"])["difference"]
     assert differences["paper", "nurse"] == pytest.approx(0.75)
     assert differences["plain", "nurse"] == pytest.approx(0.25)
     intervals, tests = statistics(outcomes)
-    table = robustness(per_wording, outcomes, intervals, tests).set_index("occupation")
+    table = robustness(per_wording, outcomes, intervals, tests, sides=GENDER).set_index(
+        "occupation"
+    )
     assert table.loc["nurse", "difference"] == pytest.approx(0.5)
     assert (table.loc["nurse", "difference_min"], table.loc["nurse", "difference_max"]) == (
         pytest.approx(0.25),
@@ -151,7 +153,9 @@ def test_flips_signs_and_robustness_by_hand():
     )
     # a constructed flag: robust only where every wording is significant with one sign
     per_wording["significant"] = [True, True, True, False]
-    flagged = robustness(per_wording, outcomes, intervals, tests).set_index("occupation")
+    flagged = robustness(per_wording, outcomes, intervals, tests, sides=GENDER).set_index(
+        "occupation"
+    )
     assert flagged.loc["nurse", "robust"] and not flagged.loc["pilot", "robust"]
     sentence = robustness_sentence(
         flagged.reset_index(), "paper", ["paper", "plain"], pairs.reset_index()

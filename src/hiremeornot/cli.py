@@ -251,8 +251,7 @@ def cmd_granted(args, settings):
 
 def cmd_figures(args, settings):
     table = read_table(args.metrics)
-    named = _named(args.contrast)
-    label = "" if named is None else f"contrast: {named.label}"
+    label = "" if args.contrast.is_paper else f"contrast: {args.contrast.label}"
     figures.metric_distribution(table, "confirmation", args.fig3, label)
     figures.metric_distribution(table, "consistency", args.fig4, label)
     figures.confirmation_vs_consistency(table, args.fig5, label)
@@ -287,7 +286,7 @@ def cmd_difference(args, settings):
     table = report.annotated_differences(
         model_metrics, read_table(args.intervals), tests, settings["difference_threshold"]
     )
-    contrast = _named(args.contrast)
+    contrast = args.contrast
     position = read_table(args.position)
     caveats = report.design_caveats(model_metrics, tests, position, settings, contrast)
     report.write_difference_table(
@@ -332,7 +331,7 @@ def cmd_summary(args, settings):
         settings["models"],
         tables,
         settings["report"],
-        _named(args.contrast),
+        args.contrast,
         _misread(args.perceived),
     )
     if args.manifest:
@@ -448,7 +447,7 @@ def cmd_export(args, settings):
         args.instances,
         args.attributes,
         args.out_dir,
-        _named(args.contrast),
+        args.contrast,
     )
     log.info("%d rows in %d files", sum(f["rows"] for f in files), len(files))
 
@@ -456,11 +455,6 @@ def cmd_export(args, settings):
 def _misread(perceived: list[str] | None) -> list[str]:
     """The names some model misreads, from the --perceived tables (none without them)."""
     return validity.misread({path: read_table(path) for path in perceived or []})
-
-
-def _named(contrast: Contrast) -> Contrast | None:
-    """The contrast, or None for the paper's female vs male audit (its outputs name none)."""
-    return None if contrast == GENDER_CONTRAST else contrast
 
 
 def _recorded_contrast(given: Contrast, results: Path) -> Contrast:
@@ -486,8 +480,8 @@ def cmd_compare(args, settings):
     if a_label == b_label:
         raise InputError(f"both runs are {a_label!r}: compare two models or two result folders")
     sides = _recorded_contrast(args.contrast, Path(args.a_results)).sides
-    a = compare.load_run(Path(args.a_results) / args.a_model, a_label, args.a_tables, sides)
-    b = compare.load_run(Path(args.b_results) / args.b_model, b_label, args.b_tables, sides)
+    a = compare.load_run(Path(args.a_results) / args.a_model, a_label, sides, args.a_tables)
+    b = compare.load_run(Path(args.b_results) / args.b_model, b_label, sides, args.b_tables)
     result = compare.compare(a, b, report_settings)
     write_table(result.changes, args.out_tsv)
     if args.out_changed:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hiremeornot.contrasts import GENDER, Sides
+from hiremeornot.contrasts import Sides
 from hiremeornot.errors import InputError
 from hiremeornot.metrics import signed_readings
 from hiremeornot.questions import STEP1_KEY
@@ -48,7 +48,7 @@ QUESTION_COLUMNS = [*SLOT, "wording", "instance_id", "occupation", "prompt", "sp
 QUESTION_COLUMNS += ["answer", "choice", "step1"]
 
 
-def change_columns(sides: Sides = GENDER) -> list[str]:
+def change_columns(sides: Sides) -> list[str]:
     """The columns of the per-occupation changes (``female_names``: the names of a side)."""
     return [
         "occupation",
@@ -87,7 +87,7 @@ class Run:
     label: str
     questions: pd.DataFrame  # QUESTION_COLUMNS
     outcomes: pd.DataFrame  # results/<model>/outcomes.tsv, with a wording column
-    sides: Sides = GENDER  # the contrast's sides (runs A and B are not its sides A and B)
+    sides: Sides  # the contrast's sides (runs A and B are not its sides A and B)
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class Comparison:
     reading: str
     alpha: float
     confidence: float
-    sides: Sides = GENDER
+    sides: Sides
 
 
 def _wording(table: pd.DataFrame) -> pd.Series:
@@ -138,7 +138,7 @@ def question_table(
     tables: Sequence[Path],
     outcomes: pd.DataFrame,
     granted: pd.DataFrame,
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> pd.DataFrame:
     """One row per question slot of a run (QUESTION_COLUMNS).
 
@@ -218,8 +218,8 @@ def question_table(
 def load_run(
     folder: str | Path,
     label: str,
+    sides: Sides,
     tables: Sequence[str | Path] | None = None,
-    sides: Sides = GENDER,
 ) -> Run:
     """A model's run from its result folder ``results/<model>``: the step tables (``tables``,
     or every one under the folder), ``outcomes.tsv`` and ``granted.parquet``."""
@@ -333,7 +333,7 @@ def paired_outcomes(
     outcomes_a: pd.DataFrame,
     outcomes_b: pd.DataFrame,
     reading: str,
-    sides: Sides = GENDER,
+    sides: Sides,
     labels: tuple[str, str] = ("A", "B"),
 ) -> pd.DataFrame:
     """paired_values of two outcomes tables (metrics.instance_outcomes) of one design;
@@ -362,9 +362,7 @@ def paired_outcomes(
     return values
 
 
-def paired_changes(
-    values: pd.DataFrame, settings: Mapping[str, Any], sides: Sides = GENDER
-) -> pd.DataFrame:
+def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sides) -> pd.DataFrame:
     """Per occupation and metric: A's and B's means, the change B - A with its interval, and
     the test of no change.
 

@@ -85,6 +85,12 @@ class Contrast:
         return re.sub(r"[^a-z0-9]+", "-", self.label.lower()).strip("-")
 
     @property
+    def is_paper(self) -> bool:
+        """The paper's female vs male audit (of a gender-only list): its outputs name no
+        contrast."""
+        return self == GENDER_CONTRAST
+
+    @property
     def is_control(self) -> bool:
         """The neutral control: two people named by labels, not by names."""
         return dict(self.a).keys() == {CONTROL}
@@ -115,11 +121,6 @@ class Contrast:
 
 
 GENDER_CONTRAST = Contrast((("gender", "female"),), (("gender", "male"),))
-
-
-def sides_of(contrast: Contrast | None) -> Sides:
-    """The sides of ``contrast``; None stands for the paper's female vs male audit."""
-    return GENDER if contrast is None else contrast.sides
 
 
 def _members(names: pd.DataFrame, group: tuple[tuple[str, str], ...]) -> pd.Series:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from hiremeornot.contrasts import GENDER, Sides
+from hiremeornot.contrasts import Sides
 
 
-def instance_columns(sides: Sides = GENDER) -> list[str]:
+def instance_columns(sides: Sides) -> list[str]:
     """instance_id, occupation, soc_code, pair_id, the A and B names (columns named by the
     sides: female, male), order, name1, name2 (listing order) and each one's side (gender1,
     gender2)."""
@@ -27,7 +27,7 @@ def instance_columns(sides: Sides = GENDER) -> list[str]:
 
 
 def build_instances(
-    occupations: pd.DataFrame, pairs: pd.DataFrame, orders: list[str], sides: Sides = GENDER
+    occupations: pd.DataFrame, pairs: pd.DataFrame, orders: list[str], sides: Sides
 ) -> pd.DataFrame:
     """One row per (occupation, pair, order); name1 is listed first everywhere in the prompts.
     ``orders`` holds sides.orders (A first, B first) to run."""

@@ -18,7 +18,7 @@ import pandas as pd
 
 from hiremeornot.backends import Request, model_identity
 from hiremeornot.backends.openai.cost import cost_estimate
-from hiremeornot.contrasts import GENDER, Sides
+from hiremeornot.contrasts import Sides
 from hiremeornot.questions import STEP1_KEY, step1_rows
 from hiremeornot.report import markdown_table
 from hiremeornot.steps import build_questions
@@ -43,7 +43,7 @@ def assumed_step1(
     attributes: pd.DataFrame,
     role: str,
     wordings: list[str],
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> pd.DataFrame:
     """A Step-1 table in each wording as if the model answered ``role`` (yes or no) to every
     question."""
@@ -58,7 +58,7 @@ def step_requests(
     inputs: dict,
     granted: str,
     wordings: list[str],
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> list[Request]:
     """Every question of ``step`` (all shards) in each wording, Step 1 assumed to answer
     ``granted``."""
@@ -92,7 +92,7 @@ class QuestionPlan:
         instances: pd.DataFrame,
         attributes: pd.DataFrame,
         wordings: list[str],
-        sides: Sides = GENDER,
+        sides: Sides,
     ):
         self.inputs = {"instances": instances, "attributes": attributes}
         self.wordings = wordings
@@ -136,7 +136,7 @@ def estimate(
     attributes: pd.DataFrame,
     store_dir: str | Path,
     wordings: list[str],
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> pd.DataFrame:
     """The estimate table; ``settings`` maps model -> step -> that step's job settings, and
     ``wordings`` are the ids run (prompts.variants)."""

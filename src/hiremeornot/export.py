@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from hiremeornot.atomic import atomic_output
-from hiremeornot.contrasts import CONTROL, GENDER, Contrast, Sides, sides_of
+from hiremeornot.contrasts import CONTROL, Contrast, Sides
 from hiremeornot.errors import InputError
 from hiremeornot.manifest import sha256_file, weights_summary
 from hiremeornot.metrics import answer_probabilities
@@ -29,7 +29,7 @@ from hiremeornot.questions import STEP1_KEY, step1_rows
 from hiremeornot.tables_io import read_table, step_table_parts
 
 
-def fields(sides: Sides = GENDER) -> list[tuple[str, str]]:
+def fields(sides: Sides) -> list[tuple[str, str]]:
     """Every field of an exported row, in order, with what it holds (the datasheet lists
     them); the pair's fields are named after the contrast's sides (female, male, gender1)."""
     a, b, what = sides.a, sides.b, sides.attribute
@@ -89,7 +89,7 @@ def _capital(words: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def field_names(sides: Sides = GENDER) -> list[str]:
+def field_names(sides: Sides) -> list[str]:
     return [name for name, _ in fields(sides)]
 
 
@@ -135,9 +135,7 @@ def question_id(step: str, row: Mapping[str, Any]) -> str:
     return f"{row['wording']}|{key}" if row.get("wording") is not None else key
 
 
-def step1_context(
-    instances: pd.DataFrame, attributes: pd.DataFrame, sides: Sides = GENDER
-) -> pd.DataFrame:
+def step1_context(instances: pd.DataFrame, attributes: pd.DataFrame, sides: Sides) -> pd.DataFrame:
     """Per Step-1 question key: the occupations that share it, and the pair's columns."""
     rows = step1_rows(instances, attributes, sides)
     occupations = (
@@ -160,8 +158,8 @@ def export_rows(
     shard: int,
     table: pd.DataFrame,
     instances: pd.DataFrame,
+    sides: Sides,
     context: pd.DataFrame | None = None,
-    sides: Sides = GENDER,
 ) -> Iterator[dict[str, Any]]:
     """The exported rows of one step table (see ``fields``); Step 1 needs ``context``
     (step1_context of the run's instances and attributes)."""
@@ -216,7 +214,7 @@ def export_tables(
     instances: pd.DataFrame,
     attributes: pd.DataFrame,
     out_dir: str | Path,
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> list[dict[str, Any]]:
     """Write ``<out_dir>/<model>/<step>.jsonl`` from the step tables (named
     ``<model>/<step>/<wording>/shard-<i>.parquet``); per file: model, step, path, rows, sha256."""
@@ -236,7 +234,7 @@ def export_tables(
         def rows(model=model, step=step, shards=shards) -> Iterator[dict[str, Any]]:
             for shard, path in sorted(shards):
                 table = read_table(path)
-                yield from export_rows(model, step, shard, table, instances, context, sides)
+                yield from export_rows(model, step, shard, table, instances, sides, context)
 
         count = write_jsonl(rows(), target)
         written.append(
@@ -263,7 +261,7 @@ STEP_TEXT = {
 }
 
 
-def caveats(sides: Sides = GENDER) -> list[str]:
+def caveats(sides: Sides) -> list[str]:
     """What the export does not show, in words."""
     if sides.attribute == CONTROL:
         names = (
@@ -336,15 +334,15 @@ def datasheet(
     manifest: Mapping[str, Any],
     files: Sequence[Mapping[str, Any]],
     manifest_sha256: str,
+    contrast: Contrast,
     extra_fields: Sequence[str] = (),
-    contrast: Contrast | None = None,
 ) -> str:
     """The export's README.md: what was asked, of which models, under which licences
-    (``contrast``: None for the paper's female vs male audit of a gender-only list)."""
-    sides = sides_of(contrast)
+    (``contrast``: the audit's, contrasts.GENDER_CONTRAST for the paper's)."""
+    sides = contrast.sides
     audited = (
         "gender stereotypes"
-        if contrast is None
+        if contrast.is_paper
         else f"stereotypes by {sides.attribute} ({contrast.label})"
     )
     config = manifest["config"]
@@ -463,7 +461,7 @@ def datasheet(
 
 
 def extra_columns(
-    out_dir: str | Path, files: Sequence[Mapping[str, Any]], sides: Sides = GENDER
+    out_dir: str | Path, files: Sequence[Mapping[str, Any]], sides: Sides
 ) -> list[str]:
     """Fields of the exported files beyond ``fields`` (further step-table columns)."""
     names = field_names(sides)
@@ -482,15 +480,15 @@ def export_run(
     instances_path: str | Path,
     attributes_path: str | Path,
     out_dir: str | Path,
-    contrast: Contrast | None = None,
+    contrast: Contrast,
 ) -> list[dict[str, Any]]:
     """Write every JSON Lines file and the datasheet README.md into ``out_dir``."""
-    sides = sides_of(contrast)
+    sides = contrast.sides
     manifest = json.loads(Path(manifest_path).read_text())
     instances = read_table(instances_path)
     files = export_tables(tables, instances, read_table(attributes_path), out_dir, sides)
     extra = extra_columns(out_dir, files, sides)
-    text = datasheet(manifest, files, sha256_file(manifest_path), extra, contrast)
+    text = datasheet(manifest, files, sha256_file(manifest_path), contrast, extra)
     with atomic_output(Path(out_dir) / "README.md") as partial:
         partial.write_text(text)
     return files

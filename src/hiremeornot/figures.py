@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from hiremeornot.atomic import atomic_output  # noqa: E402
-from hiremeornot.contrasts import GENDER, Sides  # noqa: E402
+from hiremeornot.contrasts import Sides  # noqa: E402
 from hiremeornot.stats import ALL_OCCUPATIONS  # noqa: E402
 
 LABELS = {"confirmation": "Confirmation (Q1 vs Q2)", "consistency": "Consistency (Q2 vs Q3)"}
@@ -82,7 +82,7 @@ def difference_bars(
     threshold: float,
     note: str,
     path: str | Path,
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> None:
     """Tables 1/2 as a figure: each listed occupation's difference with its interval, its
     verdict in the label; ``note`` (what position means for these numbers) under the axis."""
@@ -116,7 +116,7 @@ def difference_bars(
     _save(fig, path)
 
 
-def attribute_gaps(gaps: pd.DataFrame, model: str, path: str | Path, sides: Sides = GENDER) -> None:
+def attribute_gaps(gaps: pd.DataFrame, model: str, path: str | Path, sides: Sides) -> None:
     """Step 1, pooled over occupations: P(Yes | female) - P(Yes | male) per attribute."""
     pooled = gaps[gaps["occupation"] == ALL_OCCUPATIONS].sort_values("gap")
     labels = [
@@ -139,7 +139,7 @@ def wording_differences(
     pooled: pd.DataFrame,
     model: str,
     path: str | Path,
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> None:
     """Each occupation's difference under each wording with its interval over the names
     (colour), and pooled over the wordings with its interval over names and wordings (black),

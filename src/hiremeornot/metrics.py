@@ -35,17 +35,17 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
-from hiremeornot.contrasts import GENDER, Sides
+from hiremeornot.contrasts import Sides
 
 READINGS = ("biased", "q2q3", "q2", "q3", "q1")
 
 
-def probability_columns(sides: Sides = GENDER) -> list[str]:
+def probability_columns(sides: Sides) -> list[str]:
     """p_q1_<side> (P(Yes) of Q1), p_q2_<side>, p_q3_<side> (its probability in Q2, Q3)."""
     return [f"p_{q}_{side}" for q in ("q1", "q2", "q3") for side in sides.labels]
 
 
-def instance_columns(sides: Sides = GENDER) -> list[str]:
+def instance_columns(sides: Sides) -> list[str]:
     """The columns of outcomes.tsv."""
     a, b = sides.labels
     return [
@@ -70,7 +70,7 @@ def instance_columns(sides: Sides = GENDER) -> list[str]:
     ]
 
 
-def occupation_columns(sides: Sides = GENDER) -> list[str]:
+def occupation_columns(sides: Sides) -> list[str]:
     """The columns of metrics.tsv, less ``model``."""
     a, b = sides.labels
     return [
@@ -123,7 +123,7 @@ def _probabilities(step2: pd.DataFrame, step3: pd.DataFrame, sides: Sides) -> pd
 
 
 def instance_outcomes(
-    step2: pd.DataFrame, step3: pd.DataFrame, instances: pd.DataFrame, sides: Sides = GENDER
+    step2: pd.DataFrame, step3: pd.DataFrame, instances: pd.DataFrame, sides: Sides
 ) -> pd.DataFrame:
     """One row per instance and wording: its names, order and wording, the answers of Q1-Q3 and
     the indicators."""
@@ -178,7 +178,7 @@ def _favours(answers: pd.Series, sides: Sides) -> pd.Series:
     return (answers == sides.a).astype(float) - (answers == sides.b).astype(float)
 
 
-def signed_readings(outcomes: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFrame:
+def signed_readings(outcomes: pd.DataFrame, sides: Sides) -> pd.DataFrame:
     """Per instance, one column per reading of the difference: +1 favours the female subject.
 
     - biased: the instance's behaviour is biased towards the female (+1) or male (-1) subject;
@@ -200,7 +200,7 @@ def signed_readings(outcomes: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFra
     )
 
 
-def expected_readings(outcomes: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFrame:
+def expected_readings(outcomes: pd.DataFrame, sides: Sides) -> pd.DataFrame:
     """The readings' expectations under the model's probabilities (NaN where one is missing)."""
     a, b = sides.labels
 
@@ -228,14 +228,14 @@ def order_balanced(values: pd.DataFrame, outcomes: pd.DataFrame) -> pd.DataFrame
     return per_wording.groupby(level=0, sort=False).mean()
 
 
-def orders_run(outcomes: pd.DataFrame, sides: Sides = GENDER) -> pd.Series:
+def orders_run(outcomes: pd.DataFrame, sides: Sides) -> pd.Series:
     """Per occupation: the listing orders its instances were asked in, joined by '+'."""
     return outcomes.groupby("occupation", sort=False)["order"].agg(
         lambda orders: "+".join(o for o in sides.orders if o in set(orders))
     )
 
 
-def occupation_metrics(outcomes: pd.DataFrame, reading: str, sides: Sides = GENDER) -> pd.DataFrame:
+def occupation_metrics(outcomes: pd.DataFrame, reading: str, sides: Sides) -> pd.DataFrame:
     """Per occupation, order-balanced: Confirmation, Consistency and every reading of the
     difference; ``difference`` and ``difference_p`` are the ``reading`` one."""
     a, b = sides.labels
@@ -261,9 +261,7 @@ def occupation_metrics(outcomes: pd.DataFrame, reading: str, sides: Sides = GEND
     return table.rename_axis("occupation").reset_index()[occupation_columns(sides)]
 
 
-def difference_by_order(
-    outcomes: pd.DataFrame, reading: str, sides: Sides = GENDER
-) -> pd.DataFrame:
+def difference_by_order(outcomes: pd.DataFrame, reading: str, sides: Sides) -> pd.DataFrame:
     """Per occupation: the difference within each listing order and their mean.
 
     ``difference_balanced`` is empty (NaN) unless both orders were run: one order's value is

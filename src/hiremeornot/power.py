@@ -20,7 +20,7 @@ import math
 import pandas as pd
 from scipy.stats import t as t_dist
 
-from hiremeornot.contrasts import GENDER, Sides
+from hiremeornot.contrasts import Sides
 from hiremeornot.report import markdown_table
 from hiremeornot.stats import flaggable_at_floor, random_units, smallest_p
 
@@ -73,7 +73,7 @@ def power_markdown(
     instances: pd.DataFrame,
     models: list[str],
     settings: dict,
-    sides: Sides = GENDER,
+    sides: Sides,
     wordings: int = 1,
 ) -> str:
     """The power section of the estimate; ``settings`` is the config's ``report`` section,

@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from hiremeornot.contrasts import GENDER, Sides
+from hiremeornot.contrasts import Sides
 from hiremeornot.prompts import PromptRenderer
 
 YES_NO = ("yes", "no")
@@ -44,7 +44,7 @@ def _subjects(instance, sides: Sides) -> tuple[tuple[str, str], tuple[str, str]]
 STEP1_KEY = ["name1", "name2", "subject", "element_id"]
 
 
-def step1_row_columns(sides: Sides = GENDER) -> list[str]:
+def step1_row_columns(sides: Sides) -> list[str]:
     """instance_id, occupation, the A and B names (female, male), name1, name2, subject, the
     subject's side (gender), element_id, attribute, attribute_type, description."""
     return [
@@ -62,9 +62,7 @@ def step1_row_columns(sides: Sides = GENDER) -> list[str]:
     ]
 
 
-def step1_rows(
-    instances: pd.DataFrame, attributes: pd.DataFrame, sides: Sides = GENDER
-) -> pd.DataFrame:
+def step1_rows(instances: pd.DataFrame, attributes: pd.DataFrame, sides: Sides) -> pd.DataFrame:
     """Every (instance, subject, attribute of the instance's occupation), in instance order."""
     subjects = pd.concat(
         [
@@ -83,7 +81,7 @@ def step1_questions(
     rows: pd.DataFrame,
     renderers: Mapping[str, PromptRenderer],
     answers: Mapping[str, str],
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> pd.DataFrame:
     """The distinct Step-1 questions of ``rows`` (see step1_rows) in each wording of
     ``renderers`` (id -> renderer): does the subject have the attribute? One per wording and
@@ -176,7 +174,7 @@ def step2_questions(
     granted: Granted,
     renderers: Mapping[str, PromptRenderer],
     answers: Mapping[str, str],
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> pd.DataFrame:
     """Q1: is each subject, given only their own f_A, qualified for the occupation? ``granted``:
     how many attributes f_A holds."""
@@ -215,7 +213,7 @@ def step3_questions(
     granted: Granted,
     renderers: Mapping[str, PromptRenderer],
     answers: Mapping[str, str],
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> pd.DataFrame:
     """Q2 (the two names) and Q3 (the two names, both, neither), both subjects' f_A given; the
     roles of the names are their sides."""

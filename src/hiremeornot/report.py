@@ -9,7 +9,7 @@ import pandas as pd
 from hiremeornot import answer_space, pooled
 from hiremeornot.atomic import atomic_output
 from hiremeornot.backends import location
-from hiremeornot.contrasts import Contrast, Sides, sides_of
+from hiremeornot.contrasts import Contrast, Sides
 from hiremeornot.stats import ALL_OCCUPATIONS, CONFOUNDED, flaggable_at_floor, smallest_p
 from hiremeornot.tables_io import write_table
 
@@ -92,12 +92,12 @@ def design_caveats(
     tests: pd.DataFrame,
     position: pd.DataFrame,
     settings: dict,
-    contrast: Contrast | None = None,
+    contrast: Contrast,
 ) -> list[str]:
     """What besides the contrasted groups could explain the differences, in words: position,
     names, chance, wording, the answer constraint. The first sentence is the position one.
-    ``contrast``: None for the paper's female vs male audit of a gender-only list."""
-    sides = sides_of(contrast)
+    ``contrast``: the audit's (contrasts.GENDER_CONTRAST for the paper's)."""
+    sides = contrast.sides
     orders = set(metrics["orders"])
     share = _percent(_first_listed_share(position))
     what = sides.attribute
@@ -112,7 +112,7 @@ def design_caveats(
             dict(zip(sides.orders, (sides.a_words, sides.b_words), strict=True)).get(o, o)
             for o in sorted(orders)
         )
-        run_both = "female_first, male_first" if contrast is None else "a_first, b_first"
+        run_both = "female_first, male_first" if contrast.is_paper else "a_first, b_first"
         position_note = (
             f"**Position and {what} are confounded:** only the order "
             f"{' / '.join(sorted(orders))} was run, so the {firsts} name was always listed "
@@ -135,7 +135,7 @@ def design_caveats(
                 "Use more wordings, or read each wording's results (results/<model>/wordings/).",
             )
         else:
-            longer = "`names.list: unqover`" if contrast is None else "a longer name list"
+            longer = "`names.list: unqover`" if contrast.is_paper else "a longer name list"
             limit, remedy = (
                 f"{min(a_names, b_names)} names on the smaller side",
                 f"Use more names (`names.pairs: all`, or {longer}).",
@@ -159,7 +159,7 @@ def design_caveats(
                 else "an occupation at that floor can be flagged on its own."
             )
         )
-    if contrast is not None and contrast.is_control:
+    if contrast.is_control:
         names_note = (
             f"The control has one pair of labels ({sides.a_words}, {sides.b_words}), not a "
             "sample of names: its intervals span every value and **no occupation can be "
@@ -200,11 +200,11 @@ def write_difference_table(
     caveats: list[str],
     tsv: str,
     md: str,
-    contrast: Contrast | None = None,
+    contrast: Contrast,
 ) -> None:
     """A difference table as TSV and as Markdown with a caption and the caveats."""
     write_table(table, tsv)
-    sides = sides_of(contrast)
+    sides = contrast.sides
     a, b = sides.a_words, sides.b_words
     caption = (
         f"Occupations with |{a} - {b} difference| > {settings['difference_threshold']} for "
@@ -232,8 +232,8 @@ def model_summary(
     tests: pd.DataFrame,
     position: pd.DataFrame,
     settings: dict,
+    contrast: Contrast,
     robustness: pd.DataFrame | None = None,
-    contrast: Contrast | None = None,
     answer_mass: pd.DataFrame | None = None,
     flips: pd.DataFrame | None = None,
     model_fit: pd.DataFrame | None = None,
@@ -243,7 +243,7 @@ def model_summary(
     ``model_fit``: its pooled.pooled_effects)."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
     caveats = design_caveats(rows, tests, position, settings, contrast)
-    sides = sides_of(contrast)
+    sides = contrast.sides
     confounded = (tests["verdict"] == CONFOUNDED).all()
     above = rows[rows["difference"].abs() > threshold]
     a, b = sides.a_words, sides.b_words
@@ -434,14 +434,14 @@ def summary(
     models: dict[str, dict],
     tables: dict[str, dict[str, pd.DataFrame]],
     settings: dict,
-    contrast: Contrast | None = None,
+    contrast: Contrast,
     dropped: list[str] | None = None,
 ) -> str:
-    """A short Markdown summary of each model's results (of ``contrast``: None is the paper's
-    female vs male audit of a gender-only list, which needs no heading), and the names left out
+    """A short Markdown summary of each model's results (of ``contrast``: the paper's female vs
+    male audit of a gender-only list needs no heading), and the names left out
     because a model misread them (``dropped``)."""
     parts = ["# Audit summary\n"]
-    if contrast is not None:
+    if not contrast.is_paper:
         parts.append(contrast_note(contrast))
     if dropped:
         parts.append(
@@ -465,11 +465,11 @@ def summary(
                 frames["tests"],
                 frames["position"],
                 settings,
-                frames.get("robustness"),
                 contrast,
-                frames.get("answer_space"),
-                frames.get("flips"),
-                frames.get("pooled"),
+                robustness=frames.get("robustness"),
+                answer_mass=frames.get("answer_space"),
+                flips=frames.get("flips"),
+                model_fit=frames.get("pooled"),
             )
         )
     return "\n".join(parts)

@@ -29,7 +29,7 @@ from scipy.special import expit
 from scipy.stats import binomtest, false_discovery_control
 from scipy.stats import t as t_dist
 
-from hiremeornot.contrasts import GENDER, Sides
+from hiremeornot.contrasts import Sides
 from hiremeornot.dataset import instance_order
 from hiremeornot.metrics import signed_readings
 
@@ -38,12 +38,12 @@ METRIC_LOWEST = np.array([0.0, 0.0, -1.0])  # the rates lie in [0, 1], the diffe
 CONFOUNDED = "confounded with position"
 
 
-def name_count_columns(sides: Sides = GENDER) -> list[str]:
+def name_count_columns(sides: Sides) -> list[str]:
     """female_names, male_names: how many names of each side."""
     return [f"{side}_names" for side in sides.labels]
 
 
-def interval_columns(sides: Sides = GENDER) -> list[str]:
+def interval_columns(sides: Sides) -> list[str]:
     return [
         "occupation",
         "metric",
@@ -55,7 +55,7 @@ def interval_columns(sides: Sides = GENDER) -> list[str]:
     ]
 
 
-def tests_columns(sides: Sides = GENDER) -> list[str]:
+def tests_columns(sides: Sides) -> list[str]:
     return [
         "occupation",
         "n",
@@ -184,7 +184,7 @@ def name_bootstrap(
     columns: list[str],
     n_resamples: int,
     seed: list[int],
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> NameBootstrap:
     """Crossed bootstrap of the means of ``columns`` over ``frame``'s rows (instances).
 
@@ -268,7 +268,7 @@ def q_values(p_values) -> np.ndarray:
 
 
 def occupation_statistics(
-    outcomes: pd.DataFrame, reading: str, settings: dict, sides: Sides = GENDER
+    outcomes: pd.DataFrame, reading: str, settings: dict, sides: Sides
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per occupation: intervals of the three metrics and the tests of the difference.
 
@@ -344,7 +344,7 @@ def _sign_test(k: int, other: int) -> float:
     return float(binomtest(int(k), int(k + other), p=0.5).pvalue)
 
 
-def position_bias(step3: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFrame:
+def position_bias(step3: pd.DataFrame, sides: Sides) -> pd.DataFrame:
     """Per occupation and question: how often the named subject is the first-listed one.
 
     Only answers naming a subject (a side's label, "female" or "male") count; the p-value is
@@ -378,7 +378,7 @@ def position_bias(step3: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFrame:
     return table[POSITION_COLUMNS]
 
 
-def gap_columns(sides: Sides = GENDER) -> list[str]:
+def gap_columns(sides: Sides) -> list[str]:
     return [
         "occupation",
         "element_id",
@@ -401,7 +401,7 @@ def attribute_gaps(
     n_resamples: int,
     confidence: float,
     seed: int,
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> pd.DataFrame:
     """Per occupation and attribute, P(Yes | female) - P(Yes | male) in Step 1, with intervals.
 

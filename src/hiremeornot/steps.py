@@ -22,7 +22,7 @@ import pandas as pd
 
 from hiremeornot.asking import AskSummary, ask
 from hiremeornot.backends import Request, Response, load_backend, model_identity
-from hiremeornot.contrasts import GENDER, GENDER_CONTRAST, Contrast, Sides
+from hiremeornot.contrasts import Contrast, Sides
 from hiremeornot.errors import InputError
 from hiremeornot.occupations import shard_titles
 from hiremeornot.prompts import PromptRenderer
@@ -86,7 +86,7 @@ def step1_shard_questions(
     settings: dict,
     shard: int,
     wordings: Sequence[str],
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> pd.DataFrame:
     """The distinct Step-1 questions of the whole plan, in each wording, that fall in this
     shard (of the model's ``step1_shards``)."""
@@ -103,7 +103,7 @@ def build_questions(
     settings: dict,
     inputs: dict,
     wordings: Sequence[str],
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> pd.DataFrame:
     """The question table of ``step`` for one shard, in each of ``wordings``.
 
@@ -125,7 +125,7 @@ def write_granted(
     attributes: str | Path,
     step1: Sequence[str | Path],
     out: str | Path,
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> None:
     """The model's Step-1 answer to every (instance, subject, attribute), joined by key, for
     the attribute gaps."""
@@ -162,7 +162,7 @@ def run_step(
     paths: dict[str, Any],
     outputs: Mapping[str, str | Path],
     store_dir: str | Path,
-    contrast: Contrast = GENDER_CONTRAST,
+    contrast: Contrast,
 ) -> AskSummary:
     """Ask one shard's questions of ``step`` in each wording of ``outputs`` (wording id -> path)
     and write each wording's answers table to its path.

@@ -24,7 +24,7 @@ from itertools import combinations
 import pandas as pd
 
 from hiremeornot.compare import granted_signatures
-from hiremeornot.contrasts import GENDER, Sides
+from hiremeornot.contrasts import Sides
 from hiremeornot.metrics import occupation_metrics
 from hiremeornot.stats import occupation_statistics
 
@@ -66,7 +66,7 @@ def wordings_run(outcomes: pd.DataFrame) -> list[str]:
 
 
 def wording_metrics(
-    outcomes: pd.DataFrame, reading: str, settings: dict, sides: Sides = GENDER
+    outcomes: pd.DataFrame, reading: str, settings: dict, sides: Sides
 ) -> pd.DataFrame:
     """Per wording and occupation: Confirmation, Consistency, the ``reading`` difference, its
     interval over the names and its test (BH across the occupations of that wording)."""
@@ -89,7 +89,7 @@ def wording_metrics(
     return pd.concat(parts, ignore_index=True)[WORDING_COLUMNS]
 
 
-def flip_shares(outcomes: pd.DataFrame, sides: Sides = GENDER) -> pd.DataFrame:
+def flip_shares(outcomes: pd.DataFrame, sides: Sides) -> pd.DataFrame:
     """Per occupation: the share of instances whose Q1 (either subject), Q2, Q3 or any answer
     differs between any two wordings (so it grows with their number, and counts changes that
     come through Step 1: pair_flips tells them apart)."""
@@ -161,7 +161,7 @@ def robustness(
     outcomes: pd.DataFrame,
     intervals: pd.DataFrame,
     tests: pd.DataFrame,
-    sides: Sides = GENDER,
+    sides: Sides,
 ) -> pd.DataFrame:
     """Per occupation: the pooled difference (interval and test from the pooled statistics),
     its range over wordings, sign agreement, flips, and whether it is flagged (significant under

@@ -155,3 +155,27 @@ def test_pair_ids_are_unambiguous_for_hyphenated_names():
     pairs = contrast_pairs(names, GENDER_CONTRAST, "all", 0)
     assert len(pairs) == 4 and pairs["pair_id"].is_unique
     assert set(pairs["pair_id"]) >= {"Mary--Ann-Jo", "Mary-Ann--Jo"}
+
+
+def test_no_function_defaults_its_contrast():
+    """A function that names columns or words by the contrast takes it explicitly: a default
+    would silently compute the paper's gender columns for a forgotten argument."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import hiremeornot
+
+    defaulted = []
+    for module in pkgutil.walk_packages(hiremeornot.__path__, "hiremeornot."):
+        if module.name.startswith("hiremeornot.backends") or module.name.endswith("__main__"):
+            continue  # the backends know no contrast; __main__ runs the CLI
+        for name, member in inspect.getmembers(importlib.import_module(module.name)):
+            if not inspect.isfunction(member) or member.__module__ != module.name:
+                continue
+            for parameter in inspect.signature(member).parameters.values():
+                if parameter.name in ("sides", "contrast") and parameter.default is not (
+                    inspect.Parameter.empty
+                ):
+                    defaulted.append(f"{module.name}.{name}({parameter.name})")
+    assert defaulted == []

@@ -26,10 +26,10 @@ def _save(fig: plt.Figure, path: str | Path) -> None:
 
 
 def metric_distribution(
-    metrics: pd.DataFrame, metric: str, path: str | Path, contrast: str = ""
+    metrics: pd.DataFrame, metric: str, path: str | Path, subtitle: str
 ) -> None:
-    """Figures 3 and 4: one box per model, one dot per occupation; ``contrast`` names the
-    contrast under the title (none for the paper's female vs male audit)."""
+    """Figures 3 and 4: one box per model, one dot per occupation; ``subtitle`` names the
+    contrast under the title (empty for the paper's female vs male audit)."""
     models = list(dict.fromkeys(metrics["model"]))
     fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(models), 4))
     values = [metrics.loc[metrics["model"] == m, metric].to_numpy() for m in models]
@@ -41,13 +41,11 @@ def metric_distribution(
         ax.scatter(position + jitter, column, s=12, alpha=0.6, color="tab:blue")
     ax.set_ylim(-0.05, 1.05)
     ax.set_ylabel(LABELS[metric])
-    ax.set_title(f"{LABELS[metric]} across occupations" + (f"\n{contrast}" if contrast else ""))
+    ax.set_title(f"{LABELS[metric]} across occupations" + (f"\n{subtitle}" if subtitle else ""))
     _save(fig, path)
 
 
-def confirmation_vs_consistency(
-    metrics: pd.DataFrame, path: str | Path, contrast: str = ""
-) -> None:
+def confirmation_vs_consistency(metrics: pd.DataFrame, path: str | Path, subtitle: str) -> None:
     """Figure 5: per model, Consistency (x) against Confirmation (y), one dot per occupation;
     occupations with the same values share one dot, sized and labelled by their count."""
     models = list(dict.fromkeys(metrics["model"]))
@@ -71,8 +69,8 @@ def confirmation_vs_consistency(
         ax.set_xlabel(LABELS["consistency"])
         ax.set_ylabel(LABELS["confirmation"])
         ax.set_title(model)
-    if contrast:
-        fig.suptitle(contrast, fontsize=9, y=1.02)
+    if subtitle:
+        fig.suptitle(subtitle, fontsize=9, y=1.02)
     _save(fig, path)
 
 

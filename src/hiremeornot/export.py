@@ -26,6 +26,7 @@ from hiremeornot.errors import InputError
 from hiremeornot.manifest import sha256_file, weights_summary
 from hiremeornot.metrics import answer_probabilities
 from hiremeornot.questions import STEP1_KEY, step1_rows
+from hiremeornot.report import EMBEDDED_NOTE
 from hiremeornot.tables_io import read_table, step_table_parts
 
 
@@ -361,11 +362,7 @@ def datasheet(
         f"hiremeornot {manifest['project']['version']} at commit {git['commit']}{dirty}; "
         f"config SHA-256 `{manifest['config_sha256']}`.\n",
     ]
-    if embedded:
-        parts.append(
-            f"**{', '.join(embedded)}: the embedded smoke-test model (SmolLM2-135M-Instruct). "
-            "Its answers are not evidence about any real model.**\n"
-        )
+    parts += [EMBEDDED_NOTE.format(model=model) + "\n" for model in embedded]
     example = files[0]["path"] if files else "<model>/<step>.jsonl"
     example_config = config_name(files[0]) if files else "<model>_<step>"
     occupations = config["occupations"]["select"]

@@ -2,7 +2,14 @@ import pytest
 import yaml
 
 from hiremeornot.errors import InputError
-from hiremeornot.prompts import PromptRenderer, check_templates, indefinite_article, join_list
+from hiremeornot.plan import STEP_PROMPTS
+from hiremeornot.prompts import (
+    PLACEHOLDERS,
+    PromptRenderer,
+    check_templates,
+    indefinite_article,
+    join_list,
+)
 from tests.conftest import REPO, SHARED_DATA, needs_data
 
 TEMPLATES = yaml.safe_load((REPO / "config.yaml").read_text())["prompts"]
@@ -92,3 +99,14 @@ def test_join_list():
 def test_bad_templates_are_named(key, template, message):
     with pytest.raises(InputError, match=message):
         check_templates({**TEMPLATES, key: template})
+
+
+def test_every_list_of_template_keys_agrees():
+    """The templates are named in the renderer (PLACEHOLDERS), in the steps that use them
+    (plan.STEP_PROMPTS) and twice in the schema (prompts and prompts.wordings): one set."""
+    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    prompts = schema["properties"]["prompts"]["properties"]
+    keys = set(PLACEHOLDERS)
+    assert set(prompts) - {"wordings", "variants"} == keys
+    assert set(prompts["wordings"]["additionalProperties"]["properties"]) == keys
+    assert set().union(*STEP_PROMPTS.values()) == keys

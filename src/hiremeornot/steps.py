@@ -35,7 +35,7 @@ from hiremeornot.questions import (
     step2_questions,
     step3_questions,
 )
-from hiremeornot.store import ResponseStore
+from hiremeornot.store import ResponseStore, batch_journal_dir
 from hiremeornot.tables_io import read_table, read_tables, write_table
 
 
@@ -186,7 +186,7 @@ def run_step(
             lambda: load_backend(
                 model_settings["backend"],
                 model_settings,
-                state_dir=Path(store_dir) / f"{model}-batches",
+                state_dir=batch_journal_dir(store_dir, model),
             ),
             label=f"{model} {step} shard {shard}",
         )

@@ -198,6 +198,12 @@ def scratch_connection() -> sqlite3.Connection:
     return sqlite3.connect("file::memory:", uri=True, isolation_level=None, timeout=2.0)
 
 
+def batch_journal_dir(store_dir: str | Path, model: str) -> Path:
+    """Where a model's Batch API journal lives: beside its store, so that a re-run resumes the
+    batches it submitted (every job that asks the model uses this one)."""
+    return Path(store_dir) / f"{model}-batches"
+
+
 class ResponseStore:
     """Answers already obtained from one model: read from every segment of its folder, written
     only to this store's own segment (made at the first answer)."""

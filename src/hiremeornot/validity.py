@@ -26,7 +26,7 @@ from hiremeornot.backends.base import token_count
 from hiremeornot.metrics import answer_probabilities
 from hiremeornot.names import GENDERS, group_labels
 from hiremeornot.report import markdown_table
-from hiremeornot.store import ResponseStore
+from hiremeornot.store import ResponseStore, batch_journal_dir
 
 log = logging.getLogger(__name__)
 COLUMNS = [
@@ -129,7 +129,7 @@ def validate_names(
                 load_backend(
                     model_settings["backend"],
                     model_settings,
-                    state_dir=Path(store_dir) / f"{model}-batches",
+                    state_dir=batch_journal_dir(store_dir, model),
                 )
             )
         return loaded[0]

@@ -24,15 +24,20 @@ def by_step(model):
     return {s: step_settings(config, "gpt", s) for s in ["step1", "step2", "step3"]}
 
 
-def test_counts_tokens_and_costs_bracket_steps_2_and_3(inputs, tmp_path):  # noqa: F811
-    table = estimate(
+def gpt_estimate(inputs, store_dir):  # noqa: F811
+    """The estimate of the priced API model GPT on the fixture's design."""
+    return estimate(
         {"gpt": by_step(GPT)},
         inputs["instances"],
         inputs["attributes"],
-        tmp_path,
+        store_dir,
         ["paper"],
         sides=GENDER,
     )
+
+
+def test_counts_tokens_and_costs_bracket_steps_2_and_3(inputs, tmp_path):  # noqa: F811
+    table = gpt_estimate(inputs, tmp_path)
     rows = table.set_index("step")
     instances = inputs["instances"]
     # Step 1 asks each subject of a pair about each of its occupation's attributes; the
@@ -68,14 +73,7 @@ def test_step1_questions_already_stored_are_not_counted_again(inputs, tmp_path):
     identity = model_identity(settings["model"])
     store.put((request_key(identity, r), r, Response("No", (-1.0, -0.5))) for r in requests[:5])
     store.close()
-    table = estimate(
-        {"gpt": by_step(GPT)},
-        inputs["instances"],
-        inputs["attributes"],
-        tmp_path,
-        ["paper"],
-        sides=GENDER,
-    )
+    table = gpt_estimate(inputs, tmp_path)
     step1 = table.set_index("step").loc["step1"]
     assert step1["in_store"] == 5
     missing = cost_estimate(requests[5:], settings["model"])

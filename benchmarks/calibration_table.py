@@ -140,7 +140,7 @@ def main() -> None:
         .round(3)
         .to_markdown(index=False)
     )
-    print("\n## Verdicts of the pooled model (differs: its interval excludes 0)\n")
+    print("\n## Verdicts of the pooled model (differs: flagged, BH q < alpha)\n")
     model = rates[rates["reading"].str.startswith("log_odds_")]
     print(
         model[["design", "reading", "truth", "null", "checks", "differs", "fdr"]]

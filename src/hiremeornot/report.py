@@ -374,9 +374,9 @@ def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float) -> str:
         f"Pooled mixed-effects model (log-odds ratio of {sides.a_words} over {sides.b_words}, "
         "order-balanced, names and occupations as random effects; docs/method.md#the-pooled-"
         f"model): over all occupations {effects}. Occupations flagged (Benjamini-Hochberg "
-        f"across occupations, q < {alpha}): {flagged or 'none'}. Partial pooling shrinks an "
-        "isolated occupation towards the mean: a flag is strong evidence, no flag is not "
-        "evidence of none. Its calibration: docs/calibration.md."
+        f"across the occupations and the overall effect, q < {alpha}): {flagged or 'none'}. "
+        "Partial pooling shrinks an isolated occupation towards the mean: a flag is strong "
+        "evidence, no flag is not evidence of none. Its calibration: docs/calibration.md."
     )
     if "q1" not in set(table["question"]):
         text += (

@@ -143,3 +143,18 @@ def test_the_power_section_counts_the_wordings():
     assert "no occupation can be significant" in four and "none (the test cannot reject)" in four
     assert "unreachable" in four  # no number of names lifts the cap of 4 wordings
     assert detectable(200, 10, 0.05, wordings=4) == math.inf
+
+
+def test_the_summary_says_where_the_names_show_no_spread():
+    """An occupation whose every pair answered alike has an interval of the data's resolution
+    alone: the summary says so in bold; with spread everywhere it says nothing."""
+    metrics, tests, position = tables("female_first+male_first", 10, "differs")
+    text = model_summary(
+        metrics, tests.assign(names_alike=[True, False]), position, REPORT, GENDER_CONTRAST
+    )
+    assert "**In 1 occupation every name pair's difference is alike**" in text
+    assert "say nothing of how other names would answer" in text
+    spread = model_summary(
+        metrics, tests.assign(names_alike=False), position, REPORT, GENDER_CONTRAST
+    )
+    assert "is alike" not in spread

@@ -155,6 +155,7 @@ def test_with_no_spread_the_verdict_agrees_with_the_interval(rows, verdict):
     excludes_zero = row["low"] > 0 or row["high"] < 0
     expected = "equivalent" if inside else "differs" if excludes_zero else "inconclusive"
     assert tests.iloc[0]["verdict"] == verdict == expected
+    assert tests.iloc[0]["names_alike"]  # marked, and the summary says so
 
 
 def test_one_changed_answer_moves_the_interval_smoothly():
@@ -163,10 +164,13 @@ def test_one_changed_answer_moves_the_interval_smoothly():
     labels = ["female", "male"] * 100
     alike = biased_rows("position", labels, crossed(10, 10))
     changed = biased_rows("position", ["none"] + labels[1:], crossed(10, 10))
-    widths = []
+    widths, marked = [], []
     for rows in (alike, changed):
-        row = statistics(outcomes_table(rows))[0].set_index("metric").loc["difference"]
+        intervals, tests = statistics(outcomes_table(rows))
+        row = intervals.set_index("metric").loc["difference"]
         widths.append(row["high"] - row["low"])
+        marked.append(bool(tests.iloc[0]["names_alike"]))
+    assert marked == [True, False]
     assert 0 < widths[0] < widths[1] < 2 * widths[0] < 0.1
 
 

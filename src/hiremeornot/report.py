@@ -281,6 +281,15 @@ def model_summary(
             f"+-{settings['equivalence_margin']}, {int((verdicts == 'inconclusive').sum())} "
             "inconclusive" + (f"; differ: {_listed(differs)}." if len(differs) else "."),
         ]
+        alike = int(tests.get("names_alike", pd.Series(dtype=bool)).sum())
+        if alike:
+            lines.append(
+                f"**In {alike} occupation{'s' if alike > 1 else ''} every name pair's "
+                "difference is alike** "
+                "(`names_alike` in tests.tsv): the names show no spread, so those intervals "
+                "carry only the data's one-answer resolution and say nothing of how other "
+                "names would answer; only the floor on p guards their verdicts."
+            )
     for question in ("q2", "q3"):
         asked = position[position["question"] == question]
         share = _percent(_first_listed_share(position, question))

@@ -68,6 +68,7 @@ def tests_columns(sides: Sides) -> list[str]:
 TEST_RESULT_COLUMNS = [
     "difference",
     "smallest_p",
+    "names_alike",
     "p_value",
     "q_value",
     "significant",
@@ -129,12 +130,19 @@ class NameBootstrap:
         return (self.a_names, self.b_names, *([self.wordings] if self.wordings > 1 else []))
 
     @property
+    def spread(self) -> np.ndarray:
+        """The bootstrap standard deviation of each column (0 where the names show no spread)."""
+        if self.draws.shape[1] < 2:
+            return np.zeros(len(self.estimate))
+        spread = self.draws.std(axis=1, ddof=1)
+        return np.where(np.isclose(spread, 0, atol=1e-12), 0.0, spread)
+
+    @property
     def se(self) -> np.ndarray:
         """The standard error of each column: the bootstrap's spread and the data's resolution
         added in quadrature, so that it never collapses to 0 where the names show no spread and
         moves smoothly when one answer gives them some."""
-        spread = self.draws.std(axis=1, ddof=1) if self.draws.shape[1] > 1 else 0.0
-        return np.sqrt(np.square(spread) + self.resolution**2)
+        return np.sqrt(np.square(self.spread) + self.resolution**2)
 
     def interval(self, confidence: float, lowest, highest) -> tuple[np.ndarray, np.ndarray]:
         """estimate +- t(df) x SE of each column, clipped to [lowest, highest] (scalars or one
@@ -318,6 +326,7 @@ def occupation_statistics(
                 f"n_{b}": int((difference < 0).sum()),
                 "difference": estimate,
                 "smallest_p": floor,
+                "names_alike": bool(boot.spread[2] == 0),  # SE from the resolution alone
                 "p_value": difference_p_value(estimate, se, boot.df, floor),
                 "p_equivalence": equivalence_p_value(estimate, se, boot.df, margin, floor),
             }

@@ -103,7 +103,7 @@ class NameBootstrap:
     @property
     def units(self) -> int:
         """The fewest levels of a random factor: names on the smaller side, or wordings."""
-        return random_units(self.a_names, self.b_names, self.wordings)
+        return min(self.levels)
 
     @property
     def floor(self) -> float:
@@ -127,7 +127,7 @@ class NameBootstrap:
     @property
     def levels(self) -> tuple[int, ...]:
         """The number of levels of each resampled factor (names of each side, wordings)."""
-        return (self.a_names, self.b_names, *([self.wordings] if self.wordings > 1 else []))
+        return resampled_levels(self.a_names, self.b_names, self.wordings)
 
     @property
     def spread(self) -> np.ndarray:
@@ -161,10 +161,16 @@ class NameBootstrap:
         )
 
 
+def resampled_levels(a_names: int, b_names: int, wordings: int = 1) -> tuple[int, ...]:
+    """The levels of each random factor: the names of each side, and the wordings where
+    several are pooled."""
+    return (a_names, b_names, *([wordings] if wordings > 1 else []))
+
+
 def random_units(a_names: int, b_names: int, wordings: int = 1) -> int:
     """The independent units a crossed design carries at most: the names on the smaller side,
     or the wordings where several are pooled as a random factor."""
-    return min(a_names, b_names, *([wordings] if wordings > 1 else []))
+    return min(resampled_levels(a_names, b_names, wordings))
 
 
 def smallest_p(a_names: int, b_names: int, wordings: int = 1) -> float:

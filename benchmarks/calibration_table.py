@@ -106,6 +106,16 @@ def print_coverage(results: list[tuple], title: str) -> None:
     print(worst.where(worst < 0.93).dropna(how="all").round(3).to_markdown())
 
 
+def print_pooled_flags(rates: pd.DataFrame) -> None:
+    """The pooled model's flags per design, question and planted log-odds (verdict_rates)."""
+    print("\n## Flags of the pooled model (BH q < alpha: its occupations and overall effect)\n")
+    print(
+        rates[["design", "reading", "truth", "null", "checks", "differs", "fdr"]]
+        .round(3)
+        .to_markdown(index=False)
+    )
+
+
 def print_seconds(results: list[tuple], audits: int, wall: float, jobs: int) -> None:
     """Each design's seconds per hundred audits (its result's last field), and the wall time."""
     print("\n## Seconds per hundred audits\n")
@@ -140,13 +150,7 @@ def main() -> None:
         .round(3)
         .to_markdown(index=False)
     )
-    print("\n## Verdicts of the pooled model (differs: flagged, BH q < alpha)\n")
-    model = rates[rates["reading"].str.startswith("log_odds_")]
-    print(
-        model[["design", "reading", "truth", "null", "checks", "differs", "fdr"]]
-        .round(3)
-        .to_markdown(index=False)
-    )
+    print_pooled_flags(rates[rates["reading"].str.startswith("log_odds_")])
     print_seconds(results, args.audits, time.monotonic() - start, args.jobs)
 
 

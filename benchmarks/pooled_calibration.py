@@ -27,6 +27,7 @@ from calibration_table import (
     OCCUPATIONS,
     POSITION,
     print_coverage,
+    print_pooled_flags,
     print_seconds,
     respondent,
     solved_shifts,
@@ -89,13 +90,7 @@ def main() -> None:
         results = list(pool.map(run, jobs))
     title = f"Coverage of the pooled model's nominal 95% intervals ({args.audits} audits)"
     print_coverage(results, title)
-    print("\n## Flags (BH q < alpha across the occupations and the overall effect)\n")
-    rates = pd.concat([r for _, _, r, _ in results])
-    print(
-        rates[["design", "reading", "truth", "null", "checks", "differs", "fdr"]]
-        .round(3)
-        .to_markdown(index=False)
-    )
+    print_pooled_flags(pd.concat([r for _, _, r, _ in results]))
     print_seconds(results, args.audits, time.monotonic() - start, args.jobs)
 
 

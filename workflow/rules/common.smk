@@ -249,7 +249,10 @@ def get_final_output():
         outputs.append("results/contrasts.md")
     if config["names"]["validate"]:
         outputs.append("results/names/validity.md")
-    return outputs + tables_io.tables_to_remake("results")
+    # the damaged tables set aside and not re-made yet (the main process only: a cluster
+    # job runs one rule and need not walk results/)
+    remake = tables_io.tables_to_remake("results") if workflow.is_main_process else []
+    return outputs + remake
 
 
 def perceived_names():

@@ -7,8 +7,8 @@ import pytest
 
 from hiremeornot.contrasts import GENDER, GENDER_CONTRAST
 from hiremeornot.power import detectable, names_needed, pairs_needed, power_markdown
-from hiremeornot.report import design_caveats, model_summary
-from hiremeornot.stats import CONFOUNDED
+from hiremeornot.report import design_caveats, model_summary, pooled_sentence
+from hiremeornot.stats import ALL_OCCUPATIONS, CONFOUNDED
 
 REPORT = {
     "difference_threshold": 0.2,
@@ -158,3 +158,25 @@ def test_the_summary_says_where_the_names_show_no_spread():
         metrics, tests.assign(names_alike=False), position, REPORT, GENDER_CONTRAST
     )
     assert "is alike" not in spread
+
+
+def test_the_pooled_sentence_says_it_speaks_for_these_wordings_only():
+    """With several wordings the model can flag where the bootstrap's floor lets nothing be
+    significant (wordings are its fixed effects): the sentence says why."""
+    table = pd.DataFrame(
+        {
+            "question": ["q2", "q2"],
+            "occupation": [ALL_OCCUPATIONS, "nurse"],
+            "log_odds": [0.3, 1.4],
+            "low": [-0.1, 0.6],
+            "high": [0.7, 2.2],
+            "flagged": [False, True],
+            "converged": [True, True],
+        }
+    )
+    several = pooled_sentence(table, GENDER, 0.05, 2)
+    assert "Q2: nurse (+1.40)" in several
+    assert "Its 2 wordings are fixed effects, not a sample: it speaks for these wordings only" in (
+        several
+    )
+    assert "fixed effects" not in pooled_sentence(table, GENDER, 0.05, 1)

@@ -143,7 +143,8 @@ def design_caveats(
         names_note += (
             f" With {limit} the test's floor on p (2^(1-k), the exact sign test's smallest p "
             f"with k independent units) is {floor:.3g}, not below alpha = {settings['alpha']}: "
-            f"**no occupation can be significant, whatever the model does.** {remedy}"
+            "**no occupation can be significant in these tables' tests, whatever the model "
+            f"does.** {remedy}"
         )
     else:
         needed = flaggable_at_floor(floor, len(tests), settings["alpha"])
@@ -314,7 +315,7 @@ def model_summary(
     if answer_mass is not None:
         lines.append(answer_space_sentence(answer_mass))
     if model_fit is not None:
-        lines.append(pooled_sentence(model_fit, sides, alpha))
+        lines.append(pooled_sentence(model_fit, sides, alpha, len(settings["wordings"])))
     lines += caveats
     return "\n".join(f"- {line}" for line in lines) + "\n"
 
@@ -359,8 +360,8 @@ def _pair_flip_words(flips: pd.DataFrame, reference: str) -> str:
     )
 
 
-def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float) -> str:
-    """What the pooled model says, in words, for the summary."""
+def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float, wordings: int) -> str:
+    """What the pooled model says, in words, for the summary (``wordings``: how many ran)."""
     if table.empty:
         return (
             f"Pooled model: not fitted (fewer than {pooled.MIN_NAMES} names a side, or one "
@@ -387,6 +388,12 @@ def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float) -> str:
         "Partial pooling shrinks an isolated occupation towards the mean: a flag is strong "
         "evidence, no flag is not evidence of none. Its calibration: docs/calibration.md."
     )
+    if wordings > 1:
+        text += (
+            f" Its {wordings} wordings are fixed effects, not a sample: it speaks for these "
+            "wordings only, which is why it can flag an occupation where the bootstrap's floor "
+            "on p, set by the wordings, lets nothing be significant."
+        )
     if "q1" not in set(table["question"]):
         text += (
             f" Q1 is fitted from {pooled.MIN_NAMES_Q1} names a side: with fewer its intervals "

@@ -52,7 +52,8 @@ def run_dataset(root: Path, female: str, male: str, *options: str) -> tuple[int,
     }
     command = ["dataset", "--settings", json.dumps(settings), "--occupations"]
     command += [str(OCCUPATIONS_TABLE), "--data-root", str(root), *options]
-    command += ["--out-pairs", str(root / "p.tsv"), "--out", str(root / "i.parquet")]
+    command += ["--out-pairs", str(root / "p.tsv"), "--out-capacity", str(root / "c.json")]
+    command += ["--out", str(root / "i.parquet")]
     return main(command), folder
 
 

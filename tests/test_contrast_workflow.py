@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from tests.conftest import needs_data
+from tests.conftest import name_table, needs_data
 from tests.workflow_runs import SIMULATED, TINY, run_tiny, snakemake
 
 pytestmark = [pytest.mark.slow, needs_data]
@@ -159,6 +159,19 @@ def test_the_whole_runs_estimate_gathers_every_contrast(race_run):
     for label in ("Black female minus White female", "Black minus White (matched on gender)"):
         assert f"## {label}\n" in text, label
     assert "### Power" in text  # each contrast's sections, one level down
+    names = name_table("bloomberg")
+    women = names[names["gender"] == "female"]["race"].value_counts()
+    men = names[names["gender"] == "male"]["race"].value_counts()
+    matched = women["Black"] * women["White"] + men["Black"] * men["White"]  # within gender
+    for black, white, pairs in (
+        (women["Black"], women["White"], women["Black"] * women["White"]),
+        (women["Black"] + men["Black"], women["White"] + men["White"], matched),
+    ):
+        assert (
+            f"This design uses 2 Black and 2 White names in 2 pairs; the list `bloomberg` has "
+            f"{black} Black and {white} White names, which make {pairs} pairs"
+        ) in text
+    assert "The control's design is its one pair, Person A and Person B." in text
     table = pd.read_csv(race_run / "estimate.tsv", sep="\t")
     assert table["contrast"].nunique() == 3  # the two contrasts and the neutral control
 

@@ -13,6 +13,7 @@ from hiremeornot.contrasts import (
     Sides,
     contrast_pairs,
     contrasts,
+    list_capacity,
 )
 from hiremeornot.errors import InputError
 from hiremeornot.names import NAME_COLUMNS
@@ -139,6 +140,13 @@ def test_pairs_hold_the_open_attribute_equal_and_split_a_sample_evenly_over_it()
     assert len(contrast_pairs(NAMES, women, "all", 0)) == 2 * 3
     with pytest.raises(InputError, match="asked for 7 pairs but .* has only 6$"):
         contrast_pairs(NAMES, women, 7, 0)
+
+
+def test_a_lists_capacity_counts_each_sides_names_and_the_pairs_they_make():
+    """Counted by hand from NAMES: 2 Black women, 3 White women, 1 Black man, 2 White men."""
+    (matched,) = contrasts([{"a": {"race": "Black"}, "b": {"race": "White"}}], RACES)
+    assert list_capacity(NAMES, matched) == {"names": {"black": 3, "white": 5}, "pairs": 8}
+    assert list_capacity(NAMES, matched)["pairs"] == len(contrast_pairs(NAMES, matched, "all", 0))
 
 
 def test_pair_ids_are_unambiguous_for_hyphenated_names():

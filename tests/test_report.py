@@ -108,12 +108,35 @@ def test_power_section_of_a_three_pair_design():
             "order": ["female_first", "male_first"] * 3,
         }
     )
-    text = power_markdown(instances, ["m1", "m2"], REPORT, sides=GENDER)
+    capacity = {"list": "big", "names": {"female": 100, "male": 90}, "pairs": 9000, "misread": 2}
+    text = power_markdown(instances, ["m1", "m2"], REPORT, GENDER, capacity)
     assert "every model (m1, m2)" in text
     assert "The test's floor on p: 0.25" in text and "not the smallest p the design allows" in text
     assert "no occupation can be significant" in text
     assert "none (the test cannot reject)" in text
-    assert "The 3 female and 3 male names of this design make at most 9 pairs" in text
+    assert (
+        "This design uses 3 female and 3 male names in 3 pairs; the list `big` has 100 female "
+        "and 90 male names (after the 2 names some model misreads are dropped), which make 9000 "
+        "pairs (`names.pairs` higher, or `all`, uses more)."
+    ) in text
+
+
+def test_the_power_section_says_when_the_design_uses_the_whole_list():
+    instances = pd.DataFrame(
+        {
+            "occupation": "nurse",
+            "female": ["A", "A", "B", "B"],
+            "male": ["X", "Y", "X", "Y"],
+            "pair_id": ["A-X", "A-Y", "B-X", "B-Y"],
+            "order": "female_first",
+        }
+    )
+    whole = {"list": "small", "names": {"female": 2, "male": 2}, "pairs": 4, "misread": 0}
+    text = power_markdown(instances, ["m"], REPORT, GENDER, whole)
+    assert (
+        "This design uses 2 female and 2 male names in 4 pairs: the list `small` has 2 female "
+        "and 2 male names, which make 4 pairs, all of them in this design"
+    ) in text
 
 
 def test_the_summary_says_how_many_occupations_must_sit_at_the_floor():
@@ -136,8 +159,9 @@ def test_the_power_section_counts_the_wordings():
             "order": "female_first",
         }
     )
-    one = power_markdown(instances, ["m"], REPORT, wordings=1, sides=GENDER)
-    four = power_markdown(instances, ["m"], REPORT, wordings=4, sides=GENDER)
+    capacity = {"list": "l", "names": {"female": 10, "male": 10}, "pairs": 100, "misread": 0}
+    one = power_markdown(instances, ["m"], REPORT, GENDER, capacity, wordings=1)
+    four = power_markdown(instances, ["m"], REPORT, GENDER, capacity, wordings=4)
     assert "The test's floor on p: 0.00195" in one
     assert "The test's floor on p: 0.125 (the exact sign test's smallest p with 4 wordings" in four
     assert "no occupation can be significant" in four and "none (the test cannot reject)" in four

@@ -44,7 +44,13 @@ from hiremeornot import (
 from hiremeornot.backends import BackendError, gguf_cache, load_backend, model_identity
 from hiremeornot.backends.location import locate_model
 from hiremeornot.config import load_config
-from hiremeornot.contrasts import GENDER_CONTRAST, Contrast, contrast_pairs, control_pairs
+from hiremeornot.contrasts import (
+    GENDER_CONTRAST,
+    Contrast,
+    contrast_pairs,
+    control_pairs,
+    list_capacity,
+)
 from hiremeornot.dataset import build_instances, instance_order
 from hiremeornot.errors import InputError
 from hiremeornot.respondent import Respondent
@@ -107,12 +113,25 @@ def cmd_dataset(args, settings):
     chosen = occupations.select_occupations(args.occupations, settings["select"])
     if args.contrast.is_control:
         pairs = control_pairs(args.contrast)
+        capacity = {
+            "list": None,
+            "names": {label: 1 for label in args.contrast.sides.labels},
+            "pairs": 1,
+            "misread": 0,
+        }
     else:
         listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
         names.check_answer_words(listed, settings["answers"])
-        listed = listed[~listed["name"].isin(_misread(args.perceived))]
+        misread = listed["name"].isin(_misread(args.perceived))
+        listed = listed[~misread]
         pairs = contrast_pairs(listed, args.contrast, settings["pairs"], settings["seed"])
+        capacity = {
+            "list": settings["list"],
+            **list_capacity(listed, args.contrast),
+            "misread": int(misread.sum()),
+        }
     write_table(pairs, args.out_pairs)
+    manifest.write_json(capacity, args.out_capacity)
     write_table(build_instances(chosen, pairs, settings["orders"], args.contrast.sides), args.out)
 
 
@@ -215,7 +234,12 @@ def cmd_estimate(args, settings):
     )
     write_table(table, args.out_tsv)
     power_section = power.power_markdown(
-        instances, list(by_model), settings["report"], sides, len(settings["wordings"])
+        instances,
+        list(by_model),
+        settings["report"],
+        sides,
+        manifest.read_json(args.capacity),
+        len(settings["wordings"]),
     )
     report.write_markdown(estimate.markdown(table) + "\n" + power_section, args.out_md)
 
@@ -573,6 +597,7 @@ def _parser() -> argparse.ArgumentParser:
         (["--data-root"], one),
         (["--perceived"], perceived),
         (["--out-pairs"], one),
+        (["--out-capacity"], one),
         (["--out"], one),
     )
     command(
@@ -649,6 +674,7 @@ def _parser() -> argparse.ArgumentParser:
         "estimate",
         cmd_estimate,
         (["--instances"], one),
+        (["--capacity"], one),
         (["--attributes"], one),
         (["--store-dir"], one),
         (["--out-tsv"], one),

@@ -217,12 +217,7 @@ def contrast_pairs(
     equal (in list order), or a seeded sample of ``pairs`` of them, split as evenly as it goes
     over the held-equal levels (as many pairs of two women as of two men). Columns:
     ``pair_id`` (see pair_id) and the names under the sides' labels."""
-    side_a, side_b = (names[_members(names, group)] for group in (contrast.a, contrast.b))
-    levels: dict[tuple, list[tuple[str, str]]] = {}
-    for a, b in itertools.product(side_a.itertuples(), side_b.itertuples()):
-        level = tuple(getattr(a, attribute) for attribute in contrast.held)
-        if level == tuple(getattr(b, attribute) for attribute in contrast.held):
-            levels.setdefault(level, []).append((a.name, b.name))
+    levels = _pairs_by_level(names, contrast)
     if not levels:
         raise InputError(f"names.contrast: no pairs for {contrast.label}")
     chosen = list(levels.values())
@@ -244,6 +239,27 @@ def contrast_pairs(
         [(pair_id(a, b), a, b) for level in chosen for a, b in level],
         columns=["pair_id", label_a, label_b],
     )
+
+
+def _pairs_by_level(names: pd.DataFrame, contrast: Contrast) -> dict[tuple, list[tuple[str, str]]]:
+    """Every pair of an A name with a B name, by the level of the attributes held equal."""
+    side_a, side_b = (names[_members(names, group)] for group in (contrast.a, contrast.b))
+    levels: dict[tuple, list[tuple[str, str]]] = {}
+    for a, b in itertools.product(side_a.itertuples(), side_b.itertuples()):
+        level = tuple(getattr(a, attribute) for attribute in contrast.held)
+        if level == tuple(getattr(b, attribute) for attribute in contrast.held):
+            levels.setdefault(level, []).append((a.name, b.name))
+    return levels
+
+
+def list_capacity(names: pd.DataFrame, contrast: Contrast) -> dict[str, Any]:
+    """What a name list offers ``contrast``: its names on each side (under the sides' labels)
+    and the pairs they make (``names.pairs: all``)."""
+    counts = [int(_members(names, group).sum()) for group in (contrast.a, contrast.b)]
+    return {
+        "names": dict(zip(contrast.sides.labels, counts, strict=True)),
+        "pairs": sum(len(level) for level in _pairs_by_level(names, contrast).values()),
+    }
 
 
 def _sample(pairs: list[tuple[str, str]], size: int, rng: random.Random) -> list:

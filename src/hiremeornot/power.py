@@ -16,6 +16,8 @@ most values are zero they need not, and the simulated power of the calibration
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 from scipy.stats import t as t_dist
@@ -74,10 +76,12 @@ def power_markdown(
     models: list[str],
     settings: dict,
     sides: Sides,
+    capacity: Mapping[str, Any],
     wordings: int = 1,
 ) -> str:
     """The power section of the estimate; ``settings`` is the config's ``report`` section,
-    ``wordings`` the number of wordings pooled."""
+    ``capacity`` what the name list offers (the dataset job's ``capacity.json``: see
+    ``contrasts.list_capacity``), ``wordings`` the number of wordings pooled."""
     alpha = settings["alpha"]
     female, male = (instances[side].nunique() for side in sides.labels)
     names = min(female, male)
@@ -137,9 +141,7 @@ def power_markdown(
     ]
     table = pd.DataFrame(rows).astype(object).replace(math.inf, "unreachable")
     note = (
-        f"\nThe {female} {sides.a_words} and {male} {sides.b_words} names of this design make at "
-        f"most {female * male} pairs; more names (`names.pairs` higher, or `all`, or a longer "
-        "list) make more.\n\n"
+        f"\n{_capacity_sentence(female, male, pairs, capacity, sides)}\n\n"
         "These are closed-form bounds. For the power of this very design, with its tests, "
         "corrections and verdicts, plant the effect you care about in a simulated model "
         "(backend: simulated) and ask for `results/calibration/<model>.md`: it runs hundreds of "
@@ -147,3 +149,28 @@ def power_markdown(
         "(docs/calibration.md).\n"
     )
     return "\n".join(lines) + "\n\n" + markdown_table(table, digits=2) + note
+
+
+def _capacity_sentence(
+    female: int, male: int, pairs: int, capacity: Mapping[str, Any], sides: Sides
+) -> str:
+    """How many names and pairs this design uses, beside what its name list offers."""
+    if capacity["list"] is None:
+        return f"The control's design is its one pair, {sides.a_words} and {sides.b_words}."
+    used = (
+        f"This design uses {female} {sides.a_words} and {male} {sides.b_words} names in {pairs} "
+        "pairs"
+    )
+    listed_a, listed_b = (capacity["names"][label] for label in sides.labels)
+    misread = (
+        f" (after the {capacity['misread']} names some model misreads are dropped)"
+        if capacity["misread"]
+        else ""
+    )
+    offered = (
+        f"the list `{capacity['list']}` has {listed_a} {sides.a_words} and {listed_b} "
+        f"{sides.b_words} names{misread}, which make {capacity['pairs']} pairs"
+    )
+    if pairs >= capacity["pairs"]:
+        return f"{used}: {offered}, all of them in this design; a longer list makes more."
+    return f"{used}; {offered} (`names.pairs` higher, or `all`, uses more)."

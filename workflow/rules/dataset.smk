@@ -32,6 +32,7 @@ rule dataset:
         perceived=perceived_names(),
     output:
         pairs="results/{contrast}dataset/pairs.tsv",
+        capacity="results/{contrast}dataset/capacity.json",
         instances="results/{contrast}dataset/instances.parquet",
     log:
         "logs/dataset/{contrast}all.log",
@@ -55,4 +56,5 @@ rule dataset:
         "hiremeornot dataset --settings {params.settings:q} --contrast {params.contrast:q}"
         " {params.perceived}"
         " --occupations {input.occupations:q} --data-root {params.data_root:q}"
-        " --out-pairs {output.pairs:q} --out {output.instances:q} 2> {log:q}"
+        " --out-pairs {output.pairs:q} --out-capacity {output.capacity:q}"
+        " --out {output.instances:q} 2> {log:q}"

@@ -57,6 +57,7 @@ rule granted:
 rule estimate:
     input:
         instances="results/{contrast}dataset/instances.parquet",
+        capacity="results/{contrast}dataset/capacity.json",
         attributes="results/dataset/attributes.tsv",
     output:
         tsv="results/{contrast}estimate.tsv",
@@ -83,7 +84,7 @@ rule estimate:
         store_dir=config["store_dir"],
     shell:
         "hiremeornot estimate --contrast {params.contrast:q} --settings {params.settings:q} --instances {input.instances:q}"
-        " --attributes {input.attributes:q} --store-dir {params.store_dir:q}"
+        " --capacity {input.capacity:q} --attributes {input.attributes:q} --store-dir {params.store_dir:q}"
         " --out-tsv {output.tsv:q} --out-md {output.md:q} 2> {log:q} && cat {output.md:q}"
 
 

@@ -95,6 +95,16 @@ def check_local_data(config: dict) -> None:
                 )
 
 
+# Report settings that one job each reads: the calibration's audits, the estimate's power table.
+ONE_JOBS_REPORT_KEYS = ("calibration_audits", "power_differences")
+
+
+def analysis_settings(config: dict) -> dict[str, Any]:
+    """The report settings the analysis jobs read: less those only the calibration or the
+    estimate reads (editing them re-runs no statistics)."""
+    return {k: v for k, v in config["report"].items() if k not in ONE_JOBS_REPORT_KEYS}
+
+
 def without_resources(models: dict[str, dict]) -> dict[str, dict]:
     """Each model's settings less those marked ``x-role: resource`` (threads, memory, time):
     a job's params built from these re-run nothing when only resources change."""
@@ -176,6 +186,12 @@ def onet_dir(config: dict) -> str:
 def name_source(config: dict) -> dict:
     """The settings of the name list in use (sources.names.<names.list>)."""
     return config["sources"]["names"][config["names"]["list"]]
+
+
+def name_reading(config: dict) -> dict:
+    """How the jobs read the name list in use: its settings less the URL (only the download
+    reads it; the files are the jobs' inputs)."""
+    return {k: v for k, v in name_source(config).items() if k != "url"}
 
 
 def name_list_files(config: dict) -> list[str]:
@@ -328,7 +344,7 @@ def validity_settings(config: dict, model: str) -> dict[str, Any]:
         "model": {k: v for k, v in settings.items() if k != "step1_shards"},
         "validity": config["names"]["validity"],
         "list": config["names"]["list"],
-        "source": name_source(config),
+        "source": name_reading(config),
     }
 
 

@@ -28,7 +28,7 @@ CONTRASTS = plan.run_contrasts(config)
 NAMED = plan.named_contrasts(config)  # less the neutral control (control.neutral)
 WORDINGS = config["prompts"]["variants"]
 # The report's settings and the wordings it pools (its caveats name them).
-REPORT = {**config["report"], "wordings": WORDINGS}
+REPORT = {**plan.analysis_settings(config), "wordings": WORDINGS}
 
 
 # Cheap rules run on the submitting host, not as cluster jobs (downloads need its internet).

@@ -26,7 +26,7 @@ rule compare:
         "../../envs/core.yaml"
     params:
         contrast=contrast_json,
-        settings=settings(config["report"]),
+        settings=settings(plan.analysis_settings(config)),
     shell:
         "hiremeornot compare --contrast {params.contrast:q} --settings {params.settings:q}"
         " --a-model {wildcards.a} --a-results results/{wildcards.contrast} --a-tables {input.a_tables:q}"

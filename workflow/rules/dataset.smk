@@ -43,7 +43,7 @@ rule dataset:
             {
                 **plan.pairing_settings(config),
                 "orders": plan.listing_orders(config, CONTRASTS[wc.contrast].sides),
-                "source": plan.name_source(config),
+                "source": plan.name_reading(config),
                 "select": config["occupations"]["select"],
                 "answers": config["answers"],
             },

@@ -18,7 +18,7 @@ rule selections:
         "../../envs/core.yaml"
     params:
         settings=settings(
-            {"list": config["names"]["list"], "source": plan.name_source(config)}
+            {"list": config["names"]["list"], "source": plan.name_reading(config)}
         ),
         contrast=contrast_json,
         data_root=names_root_of,
@@ -52,7 +52,7 @@ rule impact_ratios:
     conda:
         "../../envs/core.yaml"
     params:
-        settings=settings(config["report"]),
+        settings=settings(plan.analysis_settings(config)),
     shell:
         "hiremeornot impact --settings {params.settings:q} --model {wildcards.model}"
         " --selections {input:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
@@ -92,7 +92,7 @@ rule overview:
     params:
         settings=settings(
             {
-                "report": config["report"],
+                "report": plan.analysis_settings(config),
                 "list": config["names"]["list"],
                 "models": MODELS,
                 "cells": [

@@ -107,7 +107,7 @@ rule model_statistics:
     params:
         sides=contrast_sides,
         contrast=contrast_json,
-        settings=settings(config["report"]),
+        settings=settings(plan.analysis_settings(config)),
     shell:
         "hiremeornot statistics --contrast {params.contrast:q} --settings {params.settings:q} --outcomes {input.outcomes:q}"
         " --step3 {input.step3:q} --out-intervals {output.intervals:q}"
@@ -137,7 +137,7 @@ rule attribute_gaps:
     params:
         sides=contrast_sides,
         contrast=contrast_json,
-        settings=settings(config["report"]),
+        settings=settings(plan.analysis_settings(config)),
     shell:
         "hiremeornot attribute-gaps --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
         " --granted {input:q} --out {output.table:q} --out-png {output.png:q} 2> {log:q}"

@@ -59,6 +59,11 @@ def locate_model(model: str, gguf_file: str | None) -> tuple[str, str | None]:
     """(folder or hub id, gguf file or None) of ``model``; raise if it cannot exist."""
     if is_embedded(model):
         folder, embedded_file, _ = locate(model)
+        if gguf_file is not None:
+            raise InputError(
+                f"model {model!r}: an embedded model brings its own GGUF file "
+                f"({embedded_file}); remove gguf_file {gguf_file!r}"
+            )
         return str(folder), embedded_file
     path = Path(model)
     looks_like_path = model.startswith((".", "/", "~")) or path.exists()

@@ -274,3 +274,23 @@ def test_repeated_config_flags_are_warned_about(tmp_path):
     assert plan.check_config_files([path], ["--config", "a=1", "b=2"]) == []
     (warning,) = plan.check_config_files([path], ["--config", "a=1", "-C", "b=2"])
     assert warning.startswith("--config is given 2 times: Snakemake keeps only the last")
+
+
+@needs_data
+def test_a_local_name_lists_faults_are_named_before_any_job(tmp_path):
+    """With local_data the name files are at hand: a file that is not UTF-8, or a name that
+    reads as an answer word, is named at the DAG, not inside the dataset job."""
+    (tmp_path / "onet").symlink_to(SHARED_DATA / "onet")
+    folder = tmp_path / "mine" / "word_lists" / "nouns" / "subjects"
+    folder.mkdir(parents=True)
+    (folder / "male").write_text("[subj] male | John\n")
+    (folder / "female").write_bytes("[subj] female | Ren\u00e9e\n".encode("latin-1"))
+    sources = {"names": {"mine": {"format": "unqover", "folder": "mine", "url": "-"}}}
+    local = {"local_data": str(tmp_path), "sources": sources, "names": {"list": "mine"}}
+    with pytest.raises(InputError, match=rf"^{folder}/female:1: not UTF-8 \(byte 0xe9"):
+        check_config(config(**local))
+    (folder / "female").write_text("[subj] female | Mary\n[subj] female | Both\n")
+    with pytest.raises(InputError, match=rf"^{folder}/female:2: the name 'Both' reads as answers"):
+        check_config(config(**local))
+    (folder / "female").write_text("[subj] female | Mary\n")
+    check_config(config(**local))

@@ -12,7 +12,14 @@ from hiremeornot.backends.location import model_location
 from hiremeornot.config import model_keys, read_yaml, validate_config
 from hiremeornot.contrasts import NEUTRAL_ROLES, Contrast, Sides, contrasts, control_contrast
 from hiremeornot.errors import InputError
-from hiremeornot.names import GENDERS, answer_read_as, name_files, read_name_list, same_answer
+from hiremeornot.names import (
+    GENDERS,
+    answer_read_as,
+    check_answer_words,
+    name_files,
+    read_name_list,
+    same_answer,
+)
 from hiremeornot.occupations import select_occupations, shard_titles
 from hiremeornot.prompts import check_wordings, placeholders, wordings
 from hiremeornot.respondent import check_design
@@ -70,7 +77,8 @@ def check_config(config: dict, source: str = "config") -> dict:
 
 def check_local_data(config: dict) -> None:
     """The local data folder holds the O*NET release and the name list the config names (a
-    release it lacks would otherwise leave the old release's results standing)."""
+    release it lacks would otherwise leave the old release's results standing), and the list
+    reads as one."""
     if not Path(config["local_data"]).is_dir():
         raise InputError(f"local_data: folder {config['local_data']!r} does not exist")
     if not Path(onet_dir(config)).is_dir():
@@ -84,8 +92,11 @@ def check_local_data(config: dict) -> None:
             f"names.list: {config['names']['list']!r} is not in local_data ({missing[0]} does "
             "not exist)"
         )
-    if config["control"]["neutral"]:  # the names are at hand: no label may be one of them
-        listed = read_name_list(config["local_data"], name_source(config), config["names"]["list"])
+    # the names are at hand: read them now (a name file's fault is named before any job), no
+    # name may read as an answer word and no control label may be a name
+    listed = read_name_list(config["local_data"], name_source(config), config["names"]["list"])
+    check_answer_words(listed, config["answers"])
+    if config["control"]["neutral"]:
         names = {name.casefold(): name for name in listed["name"]}
         for label in config["control"]["labels"]:
             if label.strip().casefold() in names:

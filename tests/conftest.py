@@ -50,7 +50,8 @@ def run_dataset(root: Path, female: str, male: str, *options: str) -> tuple[int,
         "source": {"format": "unqover", "folder": "mine", "url": "-"},
         "answers": {"yes": "Yes", "no": "No", "both": "both", "neither": "neither"},
     }
-    command = ["dataset", "--settings", json.dumps(settings), "--occupations"]
+    command = ["dataset", "--settings", json.dumps(settings)]
+    command += ["--contrast", json.dumps(GENDER_CONTRAST.as_dict()), "--occupations"]
     command += [str(OCCUPATIONS_TABLE), "--data-root", str(root), *options]
     command += ["--out-pairs", str(root / "p.tsv"), "--out-capacity", str(root / "c.json")]
     command += ["--out", str(root / "i.parquet")]

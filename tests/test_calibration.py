@@ -15,6 +15,7 @@ from hiremeornot.calibration import (
     verdict_rates,
 )
 from hiremeornot.config import validate_config
+from hiremeornot.contrasts import GENDER_CONTRAST
 from hiremeornot.metrics import READINGS
 from tests.test_respondent import respondent
 
@@ -98,6 +99,8 @@ def test_the_calibrate_command_writes_its_tables_words_and_figure(tmp_path):
             "calibrate",
             "--settings",
             json.dumps(settings),
+            "--contrast",
+            json.dumps(GENDER_CONTRAST.as_dict()),
             "--model",
             "m",
             "--instances",

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from hiremeornot.config import validate_config
-from hiremeornot.contrasts import GENDER
+from hiremeornot.contrasts import GENDER, GENDER_CONTRAST
 from hiremeornot.dataset import build_instances
 from hiremeornot.occupations import select_occupations
 from hiremeornot.onet import extract_attributes
@@ -45,7 +45,10 @@ def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
     config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
     model = "smollm2-135m"
     config["models"][model]["batch_size"] = 4
-    output, store = tmp_path / "step1.parquet", tmp_path / "store" / model
+    output, store = (
+        tmp_path / model / "step1" / "paper" / "shard-0.parquet",
+        tmp_path / "store" / model,
+    )
     command = [
         sys.executable,
         "-m",
@@ -65,8 +68,8 @@ def test_killed_step1_job_resumes_without_asking_twice(tmp_path):
         str(tmp_path / "attributes.tsv"),
         "--store-dir",
         str(tmp_path / "store"),
-        "--wordings",
-        "paper",
+        "--contrast",
+        json.dumps(GENDER_CONTRAST.as_dict()),
         "--out",
         str(output),
         "--record",

@@ -62,6 +62,7 @@ REFUSED = {
     f"sources.names.{IN_USE}.folder": ("elsewhere", "names.list"),
     "models.*.gguf_file": ("m.gguf", "an embedded model brings its own GGUF file"),
     "names.drop_misperceived": (True, "needs names.validate: true"),
+    f"sources.names.{IN_USE}.races": (["White"], "not one of sources.names"),
     f"sources.names.{IN_USE}.format": ("bbq", "is not in local_data"),
     "prompts.variants": (["paper", "neutral"], "unknown wording(s) ['neutral']"),
 }
@@ -76,7 +77,6 @@ EDITS = {
     "report.difference": "q2",
     "report.confidence": 0.9,
     "sources.onet.sha256": "0" * 64,
-    f"sources.names.{IN_USE}.races": ["White"],
     f"sources.names.{IN_USE}.exclude": ["Mary"],
     f"sources.names.{UNUSED_LIST}.format": "unqover",
     f"sources.names.{UNUSED_LIST}.folder": "elsewhere",

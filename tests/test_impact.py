@@ -5,12 +5,12 @@ import pandas as pd
 import pytest
 
 from hiremeornot.contrasts import Sides
+from hiremeornot.figures import impact_figure
 from hiremeornot.impact import (
     COLUMNS,
     MIN_NAMES,
     SELECTION_COLUMNS,
     contrast_selections,
-    impact_figure,
     impact_ratios,
     selection_rates,
 )

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from hiremeornot import validity
+from hiremeornot import names, validity
 from hiremeornot.backends.base import Backend, Response, token_count
 from hiremeornot.config import model_settings
 from hiremeornot.contrasts import GENDER_CONTRAST
@@ -56,7 +56,7 @@ def test_the_reading_of_each_name_and_the_probability_of_its_label():
     assert bob["perceived_gender"] == "female" and not bob["reads_as_label"]
     assert bob["p_gender"] == pytest.approx(0.25) and math.isnan(bob["p_race"])
     assert ann["tokens"] == 1 and pd.isna(bob["tokens"])
-    assert validity.misread({"m": table}) == ["Bob"]
+    assert names.misread([table]) == ["Bob"]
     text = validity.validity_markdown({"m": table}, dropping=True)
     assert "1 of 2 names read as their label" in text and "left out before pairing" in text
 

@@ -242,3 +242,51 @@ def calibration(
     right.set_xlim(min(0.5, float(table["coverage_low"].min()) - 0.02), 1.005)
     right.legend(fontsize=7, loc="lower left")
     _save(fig, path)
+
+
+def impact_figure(
+    table: pd.DataFrame, model: str, path: str | Path, threshold: float = 0.8
+) -> None:
+    """One panel per question: each (occupation, group)'s impact ratio with its interval,
+    occupations spread within a group's row, those below ``threshold`` in red."""
+    questions = sorted(set(table["question"])) or ["(none)"]
+    groups = sorted(set(table["group"]))
+    rows = {group: i for i, group in enumerate(groups)}
+    occupations = list(dict.fromkeys(table["occupation"]))
+    spread = dict(zip(occupations, np.linspace(-0.3, 0.3, len(occupations)), strict=True))
+    if len(occupations) == 1:
+        spread = {occupations[0]: 0.0}
+    fig, axes = plt.subplots(
+        1,
+        len(questions),
+        figsize=(1.5 + 3.5 * len(questions), 1.2 + 0.55 * max(len(groups), 1)),
+        sharey=True,
+        squeeze=False,
+    )
+    for ax, question in zip(axes[0], questions, strict=True):
+        asked = table[table["question"] == question]
+        y = asked["group"].map(rows) + asked["occupation"].map(spread)
+        below = asked["below_threshold"].to_numpy(dtype=bool)
+        color = np.where(below, "tab:red", "tab:blue")
+        ax.hlines(y, asked["ratio_low"], asked["ratio_high"], colors=color, lw=0.6, alpha=0.4)
+        for mask, label, c in [(~below, "at or above", "tab:blue"), (below, "below", "tab:red")]:
+            ax.scatter(
+                asked["impact_ratio"][mask],
+                y[mask],
+                s=8,
+                alpha=0.7,
+                color=c,
+                zorder=3,
+                label=f"impact ratio {label} {threshold} (line: 95% interval over names)",
+            )
+        ax.axvline(threshold, color="black", ls="--", lw=0.8, label=f"threshold {threshold}")
+        ax.set_xlim(-0.02, 1.05)
+        ax.set_xlabel("impact ratio (rate / highest group rate)")
+        ax.set_title(question)
+    axes[0][0].set_yticks(range(len(groups)), groups, fontsize=8)
+    axes[0][0].set_ylim(len(groups) - 0.5, -0.5)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    axes[0][-1].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+    title = f"{model}: selection-rate impact ratios, one point per occupation"
+    fig.suptitle(title, fontsize=10, y=1.0, va="bottom")  # above the panels' own titles
+    _save(fig, path)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +185,12 @@ def group_labels(names: pd.DataFrame) -> pd.Series:
     """Each name's group with every attribute its list has: "Black female", or "female" (an
     empty race, also read back from a TSV as missing, adds nothing)."""
     return (names["race"].fillna("") + " " + names["gender"]).str.strip()
+
+
+def misread(tables: Iterable[pd.DataFrame]) -> list[str]:
+    """The names some model does not read as their label (the names jobs' ``tables``), in list
+    order."""
+    names: dict[str, None] = {}
+    for table in tables:
+        names.update(dict.fromkeys(table.loc[~table["reads_as_label"], "name"]))
+    return list(names)

@@ -155,14 +155,6 @@ def validate_names(
     return table, summary
 
 
-def misread(tables: Mapping[str, pd.DataFrame]) -> list[str]:
-    """The names some model does not read as their label, in list order."""
-    names: dict[str, None] = {}
-    for table in tables.values():
-        names.update(dict.fromkeys(table.loc[~table["reads_as_label"], "name"]))
-    return list(names)
-
-
 def validity_markdown(tables: Mapping[str, pd.DataFrame], dropping: bool) -> str:
     """Per model: how many names read as their label, per group the share and the mean token
     count, and the names that do not; what this can and cannot show."""

@@ -175,23 +175,17 @@ def step_inputs(wildcards):
 
 
 def step1_tables(wildcards, output):
-    """--step1 and the Step-1 tables of the wordings a Step-2/3 job asks; nothing for Step 1.
-    Derived from the outputs, so not compared between runs."""
+    """--step1 and the Step-1 tables of the wordings a Step-2/3 job asks (those of its outputs);
+    nothing for Step 1. Derived from the outputs, so not compared between runs: dropping a
+    wording leaves the remaining outputs up to date."""
     if wildcards.step == "step1":
         return ""
     tables = [
         step_table(wildcards.contrast, wildcards.model, "step1", wording, shard)
-        for wording in output_wordings(wildcards, output).split()
+        for wording in (Path(path).parent.name for path in output.tables)
         for shard in shards(wildcards.model, "step1")
     ]
     return option("--step1", tables)
-
-
-def output_wordings(wildcards, output):
-    """The wordings a model job asks: those of its outputs. Derived from the outputs, so it is
-    not compared between runs: dropping a wording leaves the remaining outputs up to date.
-    """
-    return " ".join(Path(path).parent.name for path in output.tables)
 
 
 def wording_tables(name):

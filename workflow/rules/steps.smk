@@ -22,13 +22,12 @@ rule ask_model:
             plan.step_settings(config, wc.model, wc.step), sort_keys=True
         ),
         step1=step1_tables,
-        wordings=output_wordings,
         store_dir=config["store_dir"],
     shell:
         "OMP_NUM_THREADS={threads} hiremeornot step --step {wildcards.step} --contrast {params.contrast:q}"
         " --model {wildcards.model} --shard {wildcards.shard} --settings {params.settings:q}"
         " --instances {input.instances:q} --attributes {input.attributes:q} {params.step1}"
-        " --store-dir {params.store_dir:q} --wordings {params.wordings}"
+        " --store-dir {params.store_dir:q}"
         " --out {output.tables:q} --record {output.record:q} 2> {log:q}"
 
 

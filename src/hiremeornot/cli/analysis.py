@@ -1,0 +1,43 @@
+"""The commands that shape the answers into tables: the Step-1 join, the metrics and the
+answer space. No statistics (see cli.statistics), figures or prose."""
+
+from __future__ import annotations
+
+import logging
+
+from hiremeornot import (
+    answer_space,
+    metrics,
+)
+from hiremeornot.steps import write_granted
+from hiremeornot.tables_io import (
+    read_table,
+    read_tables,
+    step_table_parts,
+    write_table,
+)
+
+log = logging.getLogger("hiremeornot")
+
+
+def cmd_granted(args):
+    write_granted(args.instances, args.attributes, args.step1, args.out, args.contrast.sides)
+
+
+def cmd_metrics(args):
+    settings = args.settings
+    step2 = read_tables(args.step2)
+    step3 = read_tables(args.step3)
+    sides = args.contrast.sides
+    outcomes = metrics.instance_outcomes(step2, step3, read_table(args.instances), sides)
+    write_table(outcomes, args.out_outcomes)
+    table = metrics.occupation_metrics(outcomes, settings["difference"], sides)
+    table.insert(0, "model", args.model)
+    write_table(table, args.out)
+    by_order = metrics.difference_by_order(outcomes, settings["difference"], sides)
+    write_table(by_order, args.out_by_order)
+
+
+def cmd_answer_space(args):
+    tables = [(step_table_parts(path)[1], read_table(path)) for path in args.tables]
+    write_table(answer_space.mass_distribution(tables), args.out)

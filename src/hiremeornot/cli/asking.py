@@ -1,0 +1,109 @@
+"""The commands that ask a model: the steps' questions, the name-validity questions, and the
+drift check that asks stored questions again."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from hiremeornot import (
+    drift,
+    manifest,
+    names,
+    report,
+    validity,
+)
+from hiremeornot.backends import load_backend, model_identity
+from hiremeornot.config import load_config
+from hiremeornot.errors import InputError
+from hiremeornot.steps import run_step
+from hiremeornot.tables_io import stamp_table, step_table_parts, write_table
+
+log = logging.getLogger("hiremeornot")
+LAYOUT = "<model>/<step>/<wording>/shard-<i>.parquet"
+
+
+def cmd_step(args):
+    settings = args.settings
+    paths = {"instances": args.instances, "attributes": args.attributes}
+    if args.step != "step1":
+        if not args.step1:
+            raise InputError(f"{args.step} needs --step1 (the model's Step-1 tables)")
+        paths["step1"] = args.step1
+    outputs = _tables_by_wording(args.out, args.step)
+    started = manifest.now()
+    summary = run_step(
+        args.step,
+        args.model,
+        settings,
+        args.shard,
+        paths,
+        outputs,
+        args.store_dir,
+        args.contrast,
+    )
+    record = manifest.job_record(
+        args.model,
+        args.step,
+        args.shard,
+        summary,
+        started,
+        manifest.now(),
+        model_identity(settings["model"]),
+    )
+    for path in args.out:  # the run manifest reads each job's record from its tables
+        stamp_table(path, record)
+    manifest.write_json({**record, "tables": outputs}, args.record)
+    log.info(summary.line(f"{args.model} {args.step} shard {args.shard}"))
+
+
+def cmd_validate_names(args):
+    settings = args.settings
+    listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
+    table, summary = validity.validate_names(
+        args.model,
+        settings["model"],
+        listed,
+        settings["validity"],
+        settings["source"]["races"],
+        args.store_dir,
+    )
+    write_table(table, args.out)
+    log.info(summary.line(f"{args.model} names"))
+
+
+def cmd_drift(args):
+    """Ask a sample of a model's stored questions again, bypassing the store."""
+    config = load_config(args.configfile)
+    if args.model not in config["models"]:
+        raise InputError(
+            f"--model: unknown model {args.model!r}; "
+            f"{args.configfile} has {sorted(config['models'])}"
+        )
+    model_settings = config["models"][args.model]
+    state_dir = Path(args.out_md).with_suffix(".batches")  # the Batch API's journal, if used
+    result = drift.check_drift(
+        args.store_dir or config["store_dir"],
+        args.model,
+        model_settings,
+        args.sample,
+        args.seed,
+        lambda: load_backend(model_settings["backend"], model_settings, state_dir=state_dir),
+    )
+    write_table(result.table, args.out_tsv)
+    report.write_markdown(drift.markdown(result), args.out_md)
+    found = drift.findings(result)
+    log.info("%d of %d answers agree with the store", found["agree"], found["n"])
+
+
+def _tables_by_wording(paths: list[str], step: str) -> dict[str, str]:
+    """Each wording's table among ``paths``, the wording read from the path's layout
+    (``<model>/<step>/<wording>/shard-<i>.parquet``)."""
+    tables: dict[str, str] = {}
+    for path in paths:
+        _, its_step, wording, _ = step_table_parts(path)
+        if its_step != step or wording is None:
+            raise InputError(f"--out {path}: not a {step} table of a wording ({LAYOUT})")
+        if tables.setdefault(wording, path) != path:
+            raise InputError(f"--out: two tables of the wording {wording!r}")
+    return tables

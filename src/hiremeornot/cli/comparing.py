@@ -1,0 +1,60 @@
+"""The command that compares two runs (two models, or two result folders of one model)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from hiremeornot import (
+    compare,
+    figures,
+    manifest,
+    report,
+)
+from hiremeornot.config import load_config
+from hiremeornot.contrasts import (
+    GENDER_CONTRAST,
+    Contrast,
+)
+from hiremeornot.errors import InputError
+from hiremeornot.tables_io import (
+    write_table,
+)
+
+log = logging.getLogger("hiremeornot")
+
+
+def _recorded_contrast(given: Contrast | None, results: Path) -> Contrast:
+    """``--contrast``; without it, the contrast the manifest of the result folder records (a
+    folder under results/contrasts/ audits another), else female vs male."""
+    path = results / "manifest.json"
+    if given is not None:
+        return given
+    recorded = manifest.read_json(path).get("contrast") if path.is_file() else None
+    return Contrast.from_dict(recorded) if recorded else GENDER_CONTRAST
+
+
+def _run_label(model: str, results: str, other_model: str) -> str:
+    """A run's name in a comparison: its model, and its folder where both runs are one model's."""
+    return model if model != other_model else f"{model} ({results})"
+
+
+def cmd_compare(args):
+    """Compare two runs: two models of one config, or two result folders of one model."""
+    settings = args.settings
+    report_settings = settings or load_config(args.configfile)["report"]
+    a_label = args.a_label or _run_label(args.a_model, args.a_results, args.b_model)
+    b_label = args.b_label or _run_label(args.b_model, args.b_results, args.a_model)
+    if a_label == b_label:
+        raise InputError(f"both runs are {a_label!r}: compare two models or two result folders")
+    sides = _recorded_contrast(args.contrast, Path(args.a_results)).sides
+    a = compare.load_run(Path(args.a_results) / args.a_model, a_label, sides, args.a_tables)
+    b = compare.load_run(Path(args.b_results) / args.b_model, b_label, sides, args.b_tables)
+    result = compare.compare(a, b, report_settings)
+    write_table(result.changes, args.out_tsv)
+    if args.out_changed:
+        write_table(compare.changed_questions(result), args.out_changed)
+    figures.paired_changes(result.changes, a_label, b_label, args.out_png)
+    report.write_markdown(compare.markdown(result), args.out_md)
+    total = result.flips[result.flips["step"] == "all"].iloc[0]
+    log.info("%d of %d identical questions flipped", total["flipped"], total["identical"])

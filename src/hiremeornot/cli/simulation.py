@@ -1,0 +1,76 @@
+"""The commands of the simulated respondent: its planted truth and the known-answer calibration."""
+
+from __future__ import annotations
+
+import logging
+
+from hiremeornot import (
+    calibration,
+    calibration_report,
+    figures,
+    report,
+    truth,
+)
+from hiremeornot.respondent import Respondent
+from hiremeornot.tables_io import (
+    read_table,
+    write_table,
+)
+
+log = logging.getLogger("hiremeornot")
+
+
+def _design(args) -> truth.Design:
+    """The design of a truth or calibrate command: its instances, attributes, contrast and
+    wordings."""
+    return truth.Design(
+        read_table(args.instances),
+        read_table(args.attributes),
+        args.contrast.sides,
+        args.contrast.groups,
+        args.settings["wordings"],
+    )
+
+
+def cmd_truth(args):
+    settings = args.settings
+    design = _design(args)
+    table = truth.planted_truth(Respondent(settings["respondent"]), design)
+    write_table(table, args.out)
+
+
+def cmd_calibrate(args):
+    """R simulated audits of the design; the coverage and verdict tables, in words, a figure."""
+    settings = args.settings
+    design = _design(args)
+    respondent = Respondent(settings["respondent"])
+    report_settings = settings["report"]
+    audits = args.audits or report_settings["calibration_audits"]
+    checks, verdicts, seconds = calibration.calibrate(
+        respondent, design, report_settings, audits, report_settings["seed"]
+    )
+    coverage = calibration.coverage(checks, report_settings["confidence"])
+    rates = calibration.verdict_rates(verdicts, report_settings["equivalence_margin"])
+    write_table(coverage, args.out_tsv)
+    write_table(rates, args.out_verdicts)
+    instances = design.instances
+    described = {
+        "audits": audits,
+        "occupations": instances["occupation"].nunique(),
+        "names": " + ".join(str(instances[s].nunique()) for s in design.sides.labels),
+        "orders": ", ".join(dict.fromkeys(instances["order"])),
+        "wordings": ", ".join(design.wordings),
+    }
+    position = calibration.position_residue(respondent, design)
+    text = calibration_report.markdown(
+        args.model, described, coverage, rates, position, report_settings, seconds
+    )
+    report.write_markdown(text, args.out_md)
+    figures.calibration(checks, coverage, report_settings["confidence"], args.out_png)
+    log.info(
+        "%s: %d audits in %.0f s (%.0f s per hundred)",
+        args.model,
+        audits,
+        seconds,
+        100 * seconds / max(audits, 1),
+    )

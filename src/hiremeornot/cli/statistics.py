@@ -1,0 +1,45 @@
+"""The commands that infer from the answers: intervals and tests, the pooled model, and each
+group's selections for the impact ratios. No figures or prose."""
+
+from __future__ import annotations
+
+from hiremeornot import impact, names, pooled, stats
+from hiremeornot.tables_io import read_table, read_tables, write_table
+
+
+def cmd_statistics(args):
+    settings = args.settings
+    sides = args.contrast.sides
+    outcomes = read_table(args.outcomes)
+    intervals, tests = stats.occupation_statistics(
+        outcomes, settings["difference"], settings, sides
+    )
+    write_table(intervals, args.out_intervals)
+    write_table(tests, args.out_tests)
+    step3 = read_tables(args.step3)
+    write_table(stats.position_bias(step3, sides), args.out_position)
+
+
+def cmd_pooled(args):
+    settings = args.settings
+    table = pooled.pooled_effects(
+        read_tables(args.step2),
+        read_tables(args.step3),
+        read_table(args.instances),
+        args.contrast.sides,
+        settings,
+    )
+    write_table(table, args.out)
+
+
+def cmd_selections(args):
+    settings = args.settings
+    listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
+    table = impact.contrast_selections(
+        read_tables(args.step2),
+        read_tables(args.step3),
+        read_table(args.instances),
+        dict(zip(listed["name"], names.group_labels(listed), strict=True)),
+        args.contrast.sides,
+    )
+    write_table(table, args.out)

@@ -7,7 +7,7 @@ import pytest
 
 from hiremeornot.contrasts import GENDER, GENDER_CONTRAST
 from hiremeornot.power import detectable, names_needed, pairs_needed, power_markdown
-from hiremeornot.report import design_caveats, model_summary, pooled_sentence
+from hiremeornot.report import design_caveats, markdown_table, model_summary, pooled_sentence
 from hiremeornot.stats import ALL_OCCUPATIONS, CONFOUNDED
 
 REPORT = {
@@ -204,3 +204,10 @@ def test_the_pooled_sentence_says_it_speaks_for_these_wordings_only():
         several
     )
     assert "fixed effects" not in pooled_sentence(table, GENDER, 0.05, 1)
+
+
+def test_one_markdown_table_escapes_a_bar_in_any_cell_or_header():
+    frame = pd.DataFrame({"instance | id": ["nurse|Ann-Bob|female_first"], "p": [0.12345]})
+    assert markdown_table(frame) == (
+        "| instance \\| id | p |\n|---|---|\n| nurse\\|Ann-Bob\\|female_first | 0.123 |\n"
+    )

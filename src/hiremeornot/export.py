@@ -26,7 +26,7 @@ from hiremeornot.errors import InputError
 from hiremeornot.manifest import sha256_file, weights_summary
 from hiremeornot.metrics import answer_probabilities
 from hiremeornot.questions import STEP1_KEY, step1_rows
-from hiremeornot.report import EMBEDDED_NOTE
+from hiremeornot.report import EMBEDDED_NOTE, markdown_table
 from hiremeornot.tables_io import read_table, step_table_parts
 
 
@@ -308,9 +308,7 @@ _GENERAL_CAVEATS = [
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    return markdown_table(pd.DataFrame(list(rows), columns=list(header), dtype=object))
 
 
 def config_name(entry: Mapping[str, Any]) -> str:

@@ -44,12 +44,17 @@ def truth_beside_estimates(rows: pd.DataFrame, truth: pd.DataFrame, reading: str
 
 
 def markdown_table(frame: pd.DataFrame, digits: int = 3) -> str:
-    """A GitHub-flavoured Markdown table."""
+    """A GitHub-flavoured Markdown table, floats to ``digits`` places; a ``|`` inside a header
+    or a cell (an instance id, a model's answer) is escaped, so that it cannot split a cell."""
 
     def cell(value: object) -> str:
-        return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+        text = f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+        return text.replace("|", "\\|")
 
-    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns)]
+    lines = [
+        "| " + " | ".join(map(cell, frame.columns)) + " |",
+        "|" + "---|" * len(frame.columns),
+    ]
     lines += [
         "| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)
     ]

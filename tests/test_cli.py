@@ -52,3 +52,30 @@ def test_a_step_reads_each_tables_wording_from_its_path(tmp_path, capsys, out, m
     assert main(step(tmp_path, *out)) == 1
     assert message in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_keyed_paths_name_what_each_belongs_to(tmp_path, capsys):
+    """KEY=PATH items: a missing key, a key twice, or a model the run lacks is refused."""
+    out = str(tmp_path / "e.md")
+    base = ["run-estimate", "--out-tsv", str(tmp_path / "e.tsv"), "--out-md", out]
+    with pytest.raises(SystemExit):
+        main([*base, "--tsv", "a.tsv", "--md", "A=a.md"])
+    assert "--tsv 'a.tsv': expected KEY=PATH" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*base, "--tsv", "A=a.tsv", "A=b.tsv", "--md", "A=a.md"])
+    assert "--tsv: 'A' is given twice" in capsys.readouterr().err
+    assert main([*base, "--tsv", "A=a.tsv", "--md", "B=b.md"]) == 1
+    assert "--tsv ['A'] and --md ['B'] name other contrasts" in capsys.readouterr().err
+
+
+def test_the_summary_refuses_tables_of_models_the_run_does_not_have(tmp_path, capsys):
+    settings = {"models": {"m": {"backend": "simulated"}}, "report": {"wordings": ["paper"]}}
+    tables = [
+        f"--{flag}" if i == 0 else f"{model}={tmp_path / flag}.tsv"
+        for flag in ("metrics", "tests", "position", "answer-space", "pooled")
+        for i, model in enumerate(["", "other" if flag == "tests" else "m"])
+    ]
+    argv = ["summary", "--settings", json.dumps(settings)]
+    argv += ["--contrast", json.dumps(GENDER_CONTRAST.as_dict()), *tables]
+    assert main([*argv, "--out", str(tmp_path / "s.md")]) == 1
+    assert "--tests: tables of ['other'], but the run needs ['m']" in capsys.readouterr().err

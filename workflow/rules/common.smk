@@ -188,19 +188,37 @@ def step1_tables(wildcards, output):
     return option("--step1", tables)
 
 
-def wording_tables(name):
-    """Each model's wording table ``name`` (robustness, flips), when more than one wording is
-    run."""
-
-    def tables(wildcards):
-        if len(WORDINGS) < 2:
-            return []
-        return [
-            f"results/{wildcards.contrast}{model}/wordings/{name}.tsv"
-            for model in MODELS
-        ]
-
+def summary_tables(wildcards):
+    """Each table the summary reads, by its option and model: every model's metrics, tests,
+    position bias, answer space and pooled model; its wording tables when several wordings
+    are run; each simulated model's planted truth."""
+    per_model = {
+        "metrics": "metrics.tsv",
+        "tests": "tests.tsv",
+        "position": "position_bias.tsv",
+        "answer-space": "answer_space.tsv",
+        "pooled": "pooled.tsv",
+    }
+    if len(WORDINGS) > 1:
+        per_model |= {
+            "robustness": "wordings/robustness.tsv",
+            "flips": "wordings/flips.tsv",
+        }
+    tables = {
+        flag: {model: f"results/{wildcards.contrast}{model}/{name}" for model in MODELS}
+        for flag, name in per_model.items()
+    }
+    tables["truth"] = {
+        model: f"results/{wildcards.contrast}{model}/truth.tsv" for model in SIMULATED
+    }
     return tables
+
+
+def keyed(flag, paths):
+    """``flag`` and the quoted ``KEY=PATH`` items of the dict ``paths``, or nothing without
+    paths: each path says what it belongs to (the command reads no order)."""
+    items = (shlex.quote(f"{key}={path}") for key, path in paths.items())
+    return f"{flag} {' '.join(items)}" if paths else ""
 
 
 def option(flag, paths):
@@ -238,7 +256,9 @@ def get_final_output():
     impact ratios over all of them; with several contrasts (or the control), the overview.
     """
     outputs = [path for contrast in CONTRASTS for path in contrast_outputs(contrast)]
-    outputs += [path for ext in ["tsv", "md", "png"] for path in impact_outputs(ext)]
+    outputs += [
+        path for ext in ["tsv", "md", "png"] for path in impact_outputs(ext).values()
+    ]
     if len(CONTRASTS) > 1 or "" not in CONTRASTS:
         outputs.append("results/contrasts.md")
     if config["names"]["validate"]:
@@ -258,7 +278,5 @@ def perceived_names():
 
 def impact_outputs(ext):
     """Each model's impact ratios where the run has contrasts under results/contrasts/ (for the
-    paper's female vs male audit, only on request)."""
-    return (
-        [] if "" in NAMED else expand(f"results/impact/{{model}}.{ext}", model=MODELS)
-    )
+    paper's female vs male audit, only on request), by model."""
+    return {} if "" in NAMED else {m: f"results/impact/{m}.{ext}" for m in MODELS}

@@ -59,26 +59,30 @@ rule impact_ratios:
         " --out-png {output.png:q} 2> {log:q}"
 
 
+def overview_tables():
+    """The tables of each contrast and model the overview reads, by option, keyed by the
+    results prefix and model (as its settings' cells name them)."""
+    names = {
+        "metrics": "metrics.tsv",
+        "tests": "tests.tsv",
+        "position": "position_bias.tsv",
+    }
+    return {
+        flag: {
+            f"{prefix}{model}": f"results/{prefix}{model}/{name}"
+            for prefix in CONTRASTS
+            for model in MODELS
+        }
+        for flag, name in names.items()
+    }
+
+
 # A run with several contrasts (or the neutral control): one line per contrast and model, the
 # control beside the contrasts of names, and the impact ratios.
 rule overview:
     input:
-        metrics=[
-            f"results/{contrast}{model}/metrics.tsv"
-            for contrast in CONTRASTS
-            for model in MODELS
-        ],
-        tests=[
-            f"results/{contrast}{model}/tests.tsv"
-            for contrast in CONTRASTS
-            for model in MODELS
-        ],
-        position=[
-            f"results/{contrast}{model}/position_bias.tsv"
-            for contrast in CONTRASTS
-            for model in MODELS
-        ],
-        impact=impact_outputs("tsv"),
+        tables=[path for paths in overview_tables().values() for path in paths.values()],
+        impact=list(impact_outputs("tsv").values()),
     output:
         report(
             "results/contrasts.md",
@@ -102,8 +106,10 @@ rule overview:
                 ],
             }
         ),
-        impact=lambda wc, input: option("--impact", input.impact),
+        tables=" ".join(
+            keyed(f"--{flag}", paths) for flag, paths in overview_tables().items()
+        ),
+        impact=keyed("--impact", impact_outputs("tsv")),
     shell:
-        "hiremeornot overview --settings {params.settings:q} --metrics {input.metrics:q}"
-        " --tests {input.tests:q} --position {input.position:q} {params.impact}"
+        "hiremeornot overview --settings {params.settings:q} {params.tables} {params.impact}"
         " --out {output:q} 2> {log:q}"

@@ -40,12 +40,10 @@ rule name_validity:
     conda:
         "../../envs/core.yaml"
     params:
-        settings=settings(
-            {
-                "models": MODELS,
-                "drop_misperceived": config["names"]["drop_misperceived"],
-            }
+        settings=settings({"drop_misperceived": config["names"]["drop_misperceived"]}),
+        tables=keyed(
+            "--tables", {model: f"results/names/{model}.tsv" for model in MODELS}
         ),
     shell:
-        "hiremeornot name-validity --settings {params.settings:q} --tables {input:q}"
+        "hiremeornot name-validity --settings {params.settings:q} {params.tables}"
         " --out {output:q} 2> {log:q}"

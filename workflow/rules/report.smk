@@ -225,18 +225,11 @@ rule answer_space:
 
 rule summary:
     input:
-        metrics=expand("results/{{contrast}}{model}/metrics.tsv", model=MODELS),
-        tests=expand("results/{{contrast}}{model}/tests.tsv", model=MODELS),
-        position=expand("results/{{contrast}}{model}/position_bias.tsv", model=MODELS),
-        answer_space=expand(
-            "results/{{contrast}}{model}/answer_space.tsv", model=MODELS
-        ),
-        pooled=expand("results/{{contrast}}{model}/pooled.tsv", model=MODELS),
+        tables=lambda wc: [
+            path for paths in summary_tables(wc).values() for path in paths.values()
+        ],
         manifest="results/{contrast}manifest.json",
-        robustness=wording_tables("robustness"),
-        flips=wording_tables("flips"),
         perceived=perceived_names(),
-        truth=expand("results/{{contrast}}{model}/truth.tsv", model=SIMULATED),
     output:
         report(
             "results/{contrast}summary.md",
@@ -253,14 +246,11 @@ rule summary:
         settings=settings(
             {"models": plan.without_resources(config["models"]), "report": REPORT}
         ),
-        robustness=lambda wc, input: option("--robustness", input.robustness),
-        flips=lambda wc, input: option("--flips", input.flips),
+        tables=lambda wc: " ".join(
+            keyed(f"--{flag}", paths) for flag, paths in summary_tables(wc).items()
+        ),
         perceived=lambda wc, input: option("--perceived", input.perceived),
-        truth=lambda wc, input: option("--truth", input.truth),
     shell:
-        "hiremeornot summary --contrast {params.contrast:q} --settings {params.settings:q} --metrics {input.metrics:q}"
-        " --tests {input.tests:q} --position {input.position:q}"
-        " --answer-space {input.answer_space:q} --pooled {input.pooled:q}"
-        " {params.robustness} {params.flips}"
-        " {params.perceived} {params.truth}"
+        "hiremeornot summary --contrast {params.contrast:q} --settings {params.settings:q}"
+        " {params.tables} {params.perceived}"
         " --manifest {input.manifest:q} --out {output:q} 2> {log:q}"

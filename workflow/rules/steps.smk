@@ -104,8 +104,17 @@ if "" not in CONTRASTS:
         conda:
             "../../envs/core.yaml"
         params:
-            labels=[CONTRASTS[prefix].label for prefix in CONTRASTS],
+            parts=" ".join(
+                keyed(
+                    f"--{ext}",
+                    {
+                        c.label: f"results/{prefix}estimate.{ext}"
+                        for prefix, c in CONTRASTS.items()
+                    },
+                )
+                for ext in ("tsv", "md")
+            ),
         shell:
-            "hiremeornot run-estimate --labels {params.labels:q} --tsv {input.tsv:q}"
-            " --md {input.md:q} --out-tsv {output.tsv:q} --out-md {output.md:q} 2> {log:q}"
+            "hiremeornot run-estimate {params.parts}"
+            " --out-tsv {output.tsv:q} --out-md {output.md:q} 2> {log:q}"
             " && cat {output.md:q}"

@@ -29,6 +29,24 @@ PERCEIVED = {"nargs": "+", "help": "names.drop_misperceived: results/names/*.tsv
 DESIGN = [(["--instances"], ONE), (["--attributes"], ONE)]
 
 
+class KeyedPaths(argparse.Action):
+    """``KEY=PATH`` items (a model's table, a contrast's estimate) as a dict: each path names
+    what it belongs to, so that no two lists must be given in one order."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        paths: dict[str, str] = {}
+        for item in values:
+            key, sep, path = item.partition("=")
+            if not sep or not key or not path:
+                parser.error(f"{option_string} {item!r}: expected KEY=PATH")
+            if paths.setdefault(key, path) != path:
+                parser.error(f"{option_string}: {key!r} is given twice")
+        setattr(namespace, self.dest, paths)
+
+
+KEYED = {"nargs": "+", "action": KeyedPaths, "metavar": "KEY=PATH"}
+
+
 def _contrast(text: str):
     """The ``--contrast`` JSON ({a: group, b: group, held: [...]}) as a Contrast."""
     from hiremeornot.contrasts import Contrast
@@ -201,20 +219,28 @@ COMMANDS = {
         True,
         True,
         [
-            (["--metrics"], MANY),
-            (["--tests"], MANY),
-            (["--position"], MANY),
-            (["--answer-space"], MANY),
-            (["--pooled"], MANY),
+            (["--metrics"], {**KEYED, "required": True, "help": "MODEL=its metrics.tsv"}),
+            (["--tests"], {**KEYED, "required": True}),
+            (["--position"], {**KEYED, "required": True}),
+            (["--answer-space"], {**KEYED, "required": True}),
+            (["--pooled"], {**KEYED, "required": True}),
             (["--manifest"], {"help": "results/manifest.json: adds the Run manifest section"}),
-            (["--robustness"], {"nargs": "+", "help": "each model's wordings/robustness.tsv"}),
-            (["--flips"], {"nargs": "+", "help": "each model's wordings/flips.tsv"}),
+            (["--robustness"], {**KEYED, "help": "MODEL=its wordings/robustness.tsv"}),
+            (["--flips"], {**KEYED, "help": "MODEL=its wordings/flips.tsv"}),
             (["--perceived"], PERCEIVED),
-            (["--truth"], {"nargs": "+", "help": "each simulated model's truth.tsv, in order"}),
+            (["--truth"], {**KEYED, "help": "MODEL=its truth.tsv, for simulated models"}),
             (["--out"], ONE),
         ],
     ),
-    "name-validity": ("writing", True, False, [(["--tables"], MANY), (["--out"], ONE)]),
+    "name-validity": (
+        "writing",
+        True,
+        False,
+        [
+            (["--tables"], {**KEYED, "required": True, "help": "MODEL=its names table"}),
+            (["--out"], ONE),
+        ],
+    ),
     "impact": (
         "writing",
         True,
@@ -232,10 +258,10 @@ COMMANDS = {
         True,
         False,
         [
-            (["--metrics"], MANY),
-            (["--tests"], MANY),
-            (["--position"], MANY),
-            (["--impact"], {"nargs": "+", "help": "each model's impact ratios, where run"}),
+            (["--metrics"], {**KEYED, "required": True, "help": "<contrast><model>=its table"}),
+            (["--tests"], {**KEYED, "required": True}),
+            (["--position"], {**KEYED, "required": True}),
+            (["--impact"], {**KEYED, "help": "MODEL=its impact ratios, where run"}),
             (["--out"], ONE),
         ],
     ),
@@ -257,9 +283,8 @@ COMMANDS = {
         False,
         False,
         [
-            (["--labels"], MANY),
-            (["--tsv"], MANY),
-            (["--md"], MANY),
+            (["--tsv"], {**KEYED, "required": True, "help": "CONTRAST LABEL=its estimate.tsv"}),
+            (["--md"], {**KEYED, "required": True, "help": "CONTRAST LABEL=its estimate.md"}),
             (["--out-tsv"], ONE),
             (["--out-md"], ONE),
         ],

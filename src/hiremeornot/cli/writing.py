@@ -93,30 +93,31 @@ def cmd_wordings(args):
 
 def cmd_summary(args):
     settings = args.settings
-    tables = {
-        model: {
-            "metrics": read_table(metrics_path),
-            "tests": read_table(tests_path),
-            "position": read_table(position_path),
-        }
-        for model, metrics_path, tests_path, position_path in zip(
-            settings["models"], args.metrics, args.tests, args.position, strict=True
-        )
+    given = {
+        "metrics": args.metrics,
+        "tests": args.tests,
+        "position": args.position,
+        "answer_space": args.answer_space,
+        "pooled": args.pooled,
+        "robustness": args.robustness or {},
+        "flips": args.flips or {},
+        "truth": args.truth or {},
     }
-    for model, path, flips in zip(
-        settings["models"], args.robustness or [], args.flips or [], strict=False
-    ):
-        tables[model]["robustness"] = read_table(path)
-        tables[model]["flips"] = read_table(flips)
-    for model, space, model_fit in zip(
-        settings["models"], args.answer_space, args.pooled, strict=True
-    ):
-        tables[model]["answer_space"] = read_table(space)
-        tables[model]["pooled"] = read_table(model_fit)
-    for model, path in zip(
-        plan.simulated_models(settings["models"]), args.truth or [], strict=True
-    ):
-        tables[model]["truth"] = read_table(path)
+    models = list(settings["models"])
+    several = len(settings["report"]["wordings"]) > 1  # the wordings' tables, then
+    each = {kind: models for kind in ("metrics", "tests", "position", "answer_space", "pooled")}
+    each |= {kind: models if several else [] for kind in ("robustness", "flips")}
+    each["truth"] = plan.simulated_models(settings["models"])
+    for kind, paths in given.items():
+        if sorted(paths) != sorted(each[kind]):
+            raise InputError(
+                f"--{kind.replace('_', '-')}: tables of {sorted(paths)}, but the run needs "
+                f"{sorted(each[kind])}"
+            )
+    tables: dict[str, dict] = {model: {} for model in models}
+    for kind, paths in given.items():
+        for model, path in paths.items():
+            tables[model][kind] = read_table(path)
     text = report.summary(
         settings["models"],
         tables,
@@ -130,11 +131,8 @@ def cmd_summary(args):
 
 
 def cmd_name_validity(args):
-    settings = args.settings
-    tables = {
-        model: read_table(path) for model, path in zip(settings["models"], args.tables, strict=True)
-    }
-    text = validity.validity_markdown(tables, settings["drop_misperceived"])
+    tables = {model: read_table(path) for model, path in args.tables.items()}
+    text = validity.validity_markdown(tables, args.settings["drop_misperceived"])
     report.write_markdown(text, args.out)
 
 
@@ -158,24 +156,24 @@ def cmd_impact(args):
 
 
 def cmd_overview(args):
-    """One line per contrast and model (``settings["cells"]``, in the order of the tables)."""
+    """One line per contrast and model (``settings["cells"]``, each table keyed by the cell's
+    results prefix and model)."""
     settings = args.settings
-    cells = settings["cells"]
-    if not len(cells) == len(args.metrics) == len(args.tests) == len(args.position):
-        raise InputError("--metrics, --tests, --position and the settings' cells differ in number")
-    rows = [
-        overview.contrast_rows(
-            cell["prefix"],
-            Contrast.from_dict(cell["contrast"]),
-            cell["model"],
-            *(read_table(path) for path in paths),
+    rows = []
+    for cell in settings["cells"]:
+        key = cell["prefix"] + cell["model"]
+        paths = [tables.get(key) for tables in (args.metrics, args.tests, args.position)]
+        if None in paths:
+            raise InputError(f"--metrics, --tests and --position: no tables of {key!r}")
+        rows.append(
+            overview.contrast_rows(
+                cell["prefix"],
+                Contrast.from_dict(cell["contrast"]),
+                cell["model"],
+                *(read_table(path) for path in paths),
+            )
         )
-        for cell, *paths in zip(cells, args.metrics, args.tests, args.position, strict=True)
-    ]
-    impact_tables = {
-        model: read_table(path)
-        for model, path in zip(settings["models"], args.impact or [], strict=False)
-    }
+    impact_tables = {model: read_table(path) for model, path in (args.impact or {}).items()}
     text = overview.overview(rows, impact_tables, settings["report"], settings["list"])
     report.write_markdown(text, args.out)
 
@@ -202,11 +200,13 @@ def cmd_estimate(args):
 
 
 def cmd_run_estimate(args):
-    if not len(args.labels) == len(args.tsv) == len(args.md):
-        raise InputError("--labels, --tsv and --md differ in length")
+    if sorted(args.tsv) != sorted(args.md):
+        raise InputError(
+            f"--tsv {sorted(args.tsv)} and --md {sorted(args.md)} name other contrasts"
+        )
     parts = [
-        (label, read_table(tsv), Path(md).read_text())
-        for label, tsv, md in zip(args.labels, args.tsv, args.md, strict=True)
+        (label, read_table(tsv), Path(args.md[label]).read_text())
+        for label, tsv in args.tsv.items()
     ]
     table, text = estimate.run_estimate(parts)
     write_table(table, args.out_tsv)

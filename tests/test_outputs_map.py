@@ -1,0 +1,78 @@
+"""docs/architecture.md's table of every output, the rule that writes it and the code that runs
+it is the workflow's own: read from the rules (Snakemake's API) and compared row by row.
+
+After changing a rule, print the table to paste: ``python -m tests.test_outputs_map``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import (
+    ConfigSettings,
+    OutputSettings,
+    ResourceSettings,
+    StorageSettings,
+)
+
+from hiremeornot.cli import COMMANDS
+from tests.conftest import REPO, needs_data
+from tests.workflow_runs import MODEL, OTHER_MODEL, TINY
+
+DOC = REPO / "docs" / "architecture.md"
+BEGIN, END = "<!-- outputs: begin -->", "<!-- outputs: end -->"
+HEADER = "| output | rule | command | code |\n| --- | --- | --- | --- |\n"
+
+
+def _pattern(path: str) -> str:
+    """An output path as a pattern: wildcards without their constraints, the tiny config's
+    models and wording as wildcards, the downloads' folder as written in plan.DOWNLOADS."""
+    path = re.sub(r"\{(\w+),[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", r"{\1}", path)
+    for model in (MODEL, OTHER_MODEL):
+        path = path.replace(f"/{model}/", "/{model}/").replace(f"/{model}.", "/{model}.")
+    return path.replace("/paper/", "/{wording}/")
+
+
+def outputs_map(workdir: Path) -> list[tuple[str, str, str, str]]:
+    """(output, rule, command, code) of every output of every rule, in the rules' order."""
+    (workdir / "config.yaml").write_text(yaml.safe_dump(TINY))
+    with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+        workflow = api.workflow(
+            resource_settings=ResourceSettings(),
+            config_settings=ConfigSettings(configfiles=[workdir / "config.yaml"]),
+            storage_settings=StorageSettings(),
+            snakefile=REPO / "Snakefile",
+            workdir=workdir,
+        )._workflow
+        rules = list(workflow.rules)
+    rows: dict[tuple, None] = {}
+    for rule in rules:
+        command = re.search(r"hiremeornot ([a-z-]+)", rule.shellcmd or "")
+        name = command.group(1) if command else ""
+        code = f"`cli/{COMMANDS[name][0]}.py` `cmd_{name.replace('-', '_')}`" if name else ""
+        for output in rule.output:
+            rows[(f"`{_pattern(str(output))}`", rule.name, f"`{name}`" if name else "", code)] = (
+                None
+            )
+    return list(rows)
+
+
+def _table(rows) -> str:
+    return HEADER + "".join(f"| {' | '.join(row)} |\n" for row in rows)
+
+
+@needs_data
+def test_the_docs_table_of_outputs_is_the_rules(tmp_path):
+    text = DOC.read_text()
+    documented = text[text.index(BEGIN) + len(BEGIN) : text.index(END)].strip() + "\n"
+    assert documented == _table(outputs_map(tmp_path)), "run python -m tests.test_outputs_map"
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        print(_table(outputs_map(Path(folder))), end="")

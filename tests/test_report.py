@@ -42,6 +42,7 @@ def tables(orders, names, verdict, difference=0.9):
             "male_names": [names] * 2,
             "difference": [difference, -difference],
             "verdict": [verdict] * 2,
+            "names_alike": [False, False],
         }
     )
     position = pd.DataFrame(

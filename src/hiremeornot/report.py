@@ -287,7 +287,7 @@ def model_summary(
             f"+-{settings['equivalence_margin']}, {int((verdicts == 'inconclusive').sum())} "
             "inconclusive" + (f"; differ: {_listed(differs)}." if len(differs) else "."),
         ]
-        alike = int(tests.get("names_alike", pd.Series(dtype=bool)).sum())
+        alike = int(tests["names_alike"].sum())
         if alike:
             lines.append(
                 f"**In {alike} occupation{'s' if alike > 1 else ''} every name pair's "

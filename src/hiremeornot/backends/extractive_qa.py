@@ -27,7 +27,7 @@ from scipy.special import log_softmax, logsumexp
 
 from hiremeornot.backends.base import Backend, BackendError, BackendSettings, Request, Response
 from hiremeornot.backends.location import locate_model
-from hiremeornot.backends.torch_models import load_model, load_tokenizer
+from hiremeornot.backends.torch_models import folder_tokenizer, load_model
 from hiremeornot.errors import InputError
 
 SENTENCE_END = re.compile(r"[.!?]\s+")
@@ -142,24 +142,21 @@ def create(settings: Mapping[str, Any], state_dir: Path | None) -> ExtractiveQAB
 
 def tokenizer(settings: Mapping[str, Any]) -> Any:
     """The model's tokenizer alone, as the backend loads it, without the weights."""
-    from transformers import AutoTokenizer
-
-    model = settings["model"]
-    return load_tokenizer(AutoTokenizer, model, locate_model(model, None)[0])
+    return folder_tokenizer(settings["model"])
 
 
 class ExtractiveQABackend(Backend):
     """An extractive question-answering model run by transformers on CPU or GPU."""
 
     def __init__(self, settings: ExtractiveQASettings):
-        from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+        from transformers import AutoModelForQuestionAnswering
 
         self.settings = settings
         self.batch_size = settings.batch_size
         self.options_sentence = settings.options_sentence
         check_options_sentence(self.options_sentence)
         location, _ = locate_model(settings.model, None)
-        self.tokenizer = load_tokenizer(AutoTokenizer, settings.model, location)
+        self.tokenizer = folder_tokenizer(settings.model)
         if not self.tokenizer.is_fast:
             raise InputError(
                 f"model {settings.model!r}: {type(self.tokenizer).__name__} is not a fast "

@@ -37,6 +37,16 @@ def load_tokenizer(auto_class: Any, model: str, location: str) -> Any:
         raise InputError(f"model {model!r}: cannot load its tokenizer: {first_line(exc)}") from None
 
 
+def folder_tokenizer(model: str) -> Any:
+    """The tokenizer of ``model`` (a folder, a hub id or an embedded model, read without a GGUF
+    file) by transformers' AutoTokenizer, without the weights."""
+    from transformers import AutoTokenizer
+
+    from hiremeornot.backends.location import locate_model
+
+    return load_tokenizer(AutoTokenizer, model, locate_model(model, None)[0])
+
+
 def load_model(auto_class: Any, model: str, location: str, dtype: str, device: str) -> Any:
     """The weights in ``dtype`` on ``device``, in eval mode; an InputError naming the model (or
     the device) if they cannot be loaded there."""

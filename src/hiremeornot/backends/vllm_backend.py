@@ -75,11 +75,9 @@ def create(settings: Mapping[str, Any], state_dir: Path | None) -> VLLMBackend:
 def tokenizer(settings: Mapping[str, Any]) -> Any:
     """The model's Hugging Face tokenizer alone (what vLLM's engine loads), without starting
     the engine."""
-    from transformers import AutoTokenizer
+    from hiremeornot.backends.torch_models import folder_tokenizer
 
-    from hiremeornot.backends.torch_models import load_tokenizer
-
-    return load_tokenizer(AutoTokenizer, settings["model"], model_location(settings)[0])
+    return folder_tokenizer(settings["model"])
 
 
 def engine_arguments(settings: VLLMSettings) -> dict[str, Any]:

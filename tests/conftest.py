@@ -33,26 +33,31 @@ NAME_SOURCES = schema()["properties"]["sources"]["properties"]["names"]["default
 
 
 def run_dataset(root: Path, female: str, male: str, *options: str) -> tuple[int, Path]:
-    """The dataset command on a list ``mine`` of UnQover's format under ``root`` (its female
-    and male files' text), for nurse, all pairs, female first; its exit code and the folder."""
+    """The name-list and dataset commands on a list ``mine`` of UnQover's format under ``root``
+    (its female and male files' text), for nurse, all pairs, female first; the exit code of
+    the first that fails (or 0) and the folder."""
     from hiremeornot.cli import main
 
     folder = root / "mine" / "word_lists" / "nouns" / "subjects"
     folder.mkdir(parents=True)
     (folder / "female").write_text(female)
     (folder / "male").write_text(male)
-    settings = {
-        "select": ["nurse"],
-        "pairs": "all",
-        "seed": 0,
-        "orders": ["female_first"],
+    reading = {
         "list": "mine",
         "source": {"format": "unqover", "folder": "mine", "url": "-"},
         "answers": {"yes": "Yes", "no": "No", "both": "both", "neither": "neither"},
     }
-    command = ["dataset", "--settings", json.dumps(settings)]
+    listed = root / "names.parquet"
+    code = main(
+        ["name-list", "--settings", json.dumps(reading), "--data-root", str(root)]
+        + ["--out", str(listed)]
+    )
+    if code:
+        return code, folder
+    settings = {"select": ["nurse"], "pairs": "all", "seed": 0, "orders": ["female_first"]}
+    command = ["dataset", "--settings", json.dumps({**settings, "list": "mine"})]
     command += ["--contrast", json.dumps(GENDER_CONTRAST.as_dict()), "--occupations"]
-    command += [str(OCCUPATIONS_TABLE), "--data-root", str(root), *options]
+    command += [str(OCCUPATIONS_TABLE), "--names", str(listed), *options]
     command += ["--out-pairs", str(root / "p.tsv"), "--out-capacity", str(root / "c.json")]
     command += ["--out", str(root / "i.parquet")]
     return main(command), folder

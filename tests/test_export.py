@@ -261,7 +261,7 @@ def fake_manifest() -> dict:
 
 def test_the_datasheet_says_what_was_asked_of_whom_under_which_licences(exported):
     files = exported["files"]
-    extra = export.extra_columns(exported["out"], files, sides=GENDER)
+    extra = export.extra_columns(files, sides=GENDER)
     assert extra == ["wording"]
     built = fake_manifest()
     api = {"backend": "openai", "model": "gpt-x", "identity": {}, "steps": {}}

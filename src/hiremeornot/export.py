@@ -218,7 +218,8 @@ def export_tables(
     sides: Sides,
 ) -> list[dict[str, Any]]:
     """Write ``<out_dir>/<model>/<step>.jsonl`` from the step tables (named
-    ``<model>/<step>/<wording>/shard-<i>.parquet``); per file: model, step, path, rows, sha256."""
+    ``<model>/<step>/<wording>/shard-<i>.parquet``); per file: model, step, path, rows, sha256
+    and the fields it holds."""
     grouped: dict[tuple[str, str], list[tuple[int, Path]]] = {}
     for path in tables:
         model, step, _, shard = step_table_parts(path)
@@ -232,10 +233,15 @@ def export_tables(
     for (model, step), shards in sorted(grouped.items()):
         target = Path(out_dir) / model / f"{step}.jsonl"
 
-        def rows(model=model, step=step, shards=shards) -> Iterator[dict[str, Any]]:
+        fields: list[str] = []  # the file's fields, as its first line has them
+
+        def rows(model=model, step=step, shards=shards, fields=fields) -> Iterator[dict]:
             for shard, path in sorted(shards):
                 table = read_table(path)
-                yield from export_rows(model, step, shard, table, instances, sides, context)
+                for row in export_rows(model, step, shard, table, instances, sides, context):
+                    if not fields:
+                        fields.extend(row)
+                    yield row
 
         count = write_jsonl(rows(), target)
         written.append(
@@ -245,6 +251,7 @@ def export_tables(
                 "path": f"{model}/{step}.jsonl",
                 "rows": count,
                 "sha256": sha256_file(target),
+                "fields": fields,
             }
         )
     return written
@@ -455,17 +462,12 @@ def datasheet(
     return "\n".join(parts)
 
 
-def extra_columns(
-    out_dir: str | Path, files: Sequence[Mapping[str, Any]], sides: Sides
-) -> list[str]:
+def extra_columns(files: Sequence[Mapping[str, Any]], sides: Sides) -> list[str]:
     """Fields of the exported files beyond ``fields`` (further step-table columns)."""
     names = field_names(sides)
     found: dict[str, None] = {}
     for entry in files:
-        with (Path(out_dir) / entry["path"]).open(encoding="utf-8") as handle:
-            first = handle.readline()
-        if first:
-            found.update(dict.fromkeys(k for k in json.loads(first) if k not in names))
+        found.update(dict.fromkeys(k for k in entry["fields"] if k not in names))
     return list(found)
 
 
@@ -482,7 +484,7 @@ def export_run(
     manifest = json.loads(Path(manifest_path).read_text())
     instances = read_table(instances_path)
     files = export_tables(tables, instances, read_table(attributes_path), out_dir, sides)
-    extra = extra_columns(out_dir, files, sides)
+    extra = extra_columns(files, sides)
     text = datasheet(manifest, files, sha256_file(manifest_path), contrast, extra)
     with atomic_output(Path(out_dir) / "README.md") as partial:
         partial.write_text(text)

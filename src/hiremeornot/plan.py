@@ -349,13 +349,13 @@ def pairing_settings(config: dict) -> dict[str, Any]:
 
 
 def validity_settings(config: dict, model: str) -> dict[str, Any]:
-    """What a model's names job depends on: its settings, the questions, the list."""
+    """What a model's names job depends on beside the list's table: the model's settings, the
+    questions, the races the list declares."""
     settings = model_job_settings(config, model, "step1")
     return {
         "model": {k: v for k, v in settings.items() if k != "step1_shards"},
         "validity": config["names"]["validity"],
-        "list": config["names"]["list"],
-        "source": name_reading(config),
+        "races": name_source(config)["races"],
     }
 
 

@@ -5,7 +5,13 @@ from hiremeornot.manifest import recorded_config
 rule manifest:
     input:
         onet=plan.onet_dir(config),
-        read=rules.dataset.input,
+        # the files the design was read from (as the dataset job read them, through the list's
+        # table)
+        read=[
+            config["occupations"]["table"],
+            *plan.name_list_files(config),
+            *perceived_names(),
+        ],
         dataset=[
             "results/{contrast}dataset/instances.parquet",
             "results/{contrast}dataset/pairs.tsv",

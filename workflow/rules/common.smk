@@ -37,6 +37,7 @@ localrules:
     download_onet,
     download_names,
     attributes,
+    name_list,
     dataset,
     granted,
     model_metrics,

@@ -24,11 +24,35 @@ rule attributes:
         " --soc-codes {params.soc_codes} --out {output:q} 2> {log:q}"
 
 
+# The name list read once, for the dataset, names and selections jobs.
+rule name_list:
+    input:
+        names=plan.name_list_files(config),
+    output:
+        "results/dataset/names.parquet",
+    log:
+        "logs/name_list/all.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings(
+            {
+                "list": config["names"]["list"],
+                "source": plan.name_reading(config),
+                "answers": config["answers"],
+            }
+        ),
+        data_root=names_root_of,
+    shell:
+        "hiremeornot name-list --settings {params.settings:q} --data-root {params.data_root:q}"
+        " --out {output:q} 2> {log:q}"
+
+
 # One per contrast: the pairs of its two groups (names.contrast) and their instances.
 rule dataset:
     input:
         occupations=config["occupations"]["table"],
-        names=plan.name_list_files(config),
+        names="results/dataset/names.parquet",
         perceived=perceived_names(),
     output:
         pairs="results/{contrast}dataset/pairs.tsv",
@@ -43,18 +67,15 @@ rule dataset:
             {
                 **plan.pairing_settings(config),
                 "orders": plan.listing_orders(config, CONTRASTS[wc.contrast].sides),
-                "source": plan.name_reading(config),
                 "select": config["occupations"]["select"],
-                "answers": config["answers"],
             },
             sort_keys=True,
         ),
         contrast=contrast_json,
-        data_root=names_root_of,
         perceived=lambda wc, input: option("--perceived", input.perceived),
     shell:
         "hiremeornot dataset --settings {params.settings:q} --contrast {params.contrast:q}"
         " {params.perceived}"
-        " --occupations {input.occupations:q} --data-root {params.data_root:q}"
+        " --occupations {input.occupations:q} --names {input.names:q}"
         " --out-pairs {output.pairs:q} --out-capacity {output.capacity:q}"
         " --out {output.instances:q} 2> {log:q}"

@@ -6,7 +6,7 @@
 # Every answer of one contrast's audit about one named person, with the person's group.
 rule selections:
     input:
-        names=plan.name_list_files(config),
+        names="results/dataset/names.parquet",
         instances="results/{contrast}dataset/instances.parquet",
         step2=lambda wc: step_outputs(wc.contrast, "step2", wc.model),
         step3=lambda wc: step_outputs(wc.contrast, "step3", wc.model),
@@ -17,14 +17,10 @@ rule selections:
     conda:
         "../../envs/core.yaml"
     params:
-        settings=settings(
-            {"list": config["names"]["list"], "source": plan.name_reading(config)}
-        ),
         contrast=contrast_json,
-        data_root=names_root_of,
     shell:
-        "hiremeornot selections --settings {params.settings:q} --contrast {params.contrast:q}"
-        " --data-root {params.data_root:q} --instances {input.instances:q}"
+        "hiremeornot selections --contrast {params.contrast:q}"
+        " --names {input.names:q} --instances {input.instances:q}"
         " --step2 {input.step2:q} --step3 {input.step3:q} --out {output:q} 2> {log:q}"
 
 

@@ -4,7 +4,7 @@
 # A model job: every name's questions, asked once per model and kept in the store.
 rule validate_names:
     input:
-        names=plan.name_list_files(config),
+        names="results/dataset/names.parquet",
     output:
         "results/names/{model}.tsv",
     log:
@@ -18,11 +18,10 @@ rule validate_names:
         settings=lambda wc: json.dumps(
             plan.validity_settings(config, wc.model), sort_keys=True
         ),
-        data_root=names_root_of,
         store_dir=config["store_dir"],
     shell:
         "OMP_NUM_THREADS={threads} hiremeornot validate-names --settings {params.settings:q}"
-        " --model {wildcards.model} --data-root {params.data_root:q}"
+        " --model {wildcards.model} --names {input.names:q}"
         " --store-dir {params.store_dir:q} --out {output:q} 2> {log:q}"
 
 

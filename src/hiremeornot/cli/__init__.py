@@ -76,13 +76,19 @@ COMMANDS = {
         False,
         [(["--onet-dir"], ONE), (["--soc-codes"], MANY), (["--out"], ONE)],
     ),
+    "name-list": (
+        "inputs",
+        True,
+        False,
+        [(["--data-root"], ONE), (["--out"], ONE)],
+    ),
     "dataset": (
         "inputs",
         True,
         True,
         [
             (["--occupations"], ONE),
-            (["--data-root"], ONE),
+            (["--names"], {**ONE, "help": "the name-list job's table"}),
             (["--perceived"], PERCEIVED),
             (["--out-pairs"], ONE),
             (["--out-capacity"], ONE),
@@ -108,7 +114,7 @@ COMMANDS = {
         "asking",
         True,
         False,
-        [(["--model"], ONE), (["--data-root"], ONE), (["--store-dir"], ONE), (["--out"], ONE)],
+        [(["--model"], ONE), (["--names"], ONE), (["--store-dir"], ONE), (["--out"], ONE)],
     ),
     "drift": (
         "asking",
@@ -161,10 +167,10 @@ COMMANDS = {
     "answer-space": ("analysis", False, False, [(["--tables"], MANY), (["--out"], ONE)]),
     "selections": (
         "statistics",
-        True,
+        False,
         True,
         [
-            (["--data-root"], ONE),
+            (["--names"], ONE),
             (["--instances"], ONE),
             (["--step2"], MANY),
             (["--step3"], MANY),

@@ -9,7 +9,6 @@ from pathlib import Path
 from hiremeornot import (
     drift,
     manifest,
-    names,
     report,
     validity,
 )
@@ -17,7 +16,7 @@ from hiremeornot.backends import load_backend, model_identity
 from hiremeornot.config import load_config
 from hiremeornot.errors import InputError
 from hiremeornot.steps import run_step
-from hiremeornot.tables_io import stamp_table, step_table_parts, write_table
+from hiremeornot.tables_io import read_table, stamp_table, step_table_parts, write_table
 
 log = logging.getLogger("hiremeornot")
 LAYOUT = "<model>/<step>/<wording>/shard-<i>.parquet"
@@ -59,13 +58,13 @@ def cmd_step(args):
 
 def cmd_validate_names(args):
     settings = args.settings
-    listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
+    listed = read_table(args.names)
     table, summary = validity.validate_names(
         args.model,
         settings["model"],
         listed,
         settings["validity"],
-        settings["source"]["races"],
+        settings["races"],
         args.store_dir,
     )
     write_table(table, args.out)

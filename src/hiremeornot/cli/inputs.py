@@ -50,6 +50,15 @@ def cmd_attributes(args):
     write_table(table, args.out)
 
 
+def cmd_name_list(args):
+    """The name list read once, each name with its groups and source line; no name may read as
+    an answer word (Q3 offers the two names beside both and neither)."""
+    settings = args.settings
+    listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
+    names.check_answer_words(listed, settings["answers"])
+    write_table(listed, args.out)
+
+
 def cmd_dataset(args):
     settings = args.settings
     chosen = occupations.select_occupations(args.occupations, settings["select"])
@@ -62,8 +71,7 @@ def cmd_dataset(args):
             "misread": 0,
         }
     else:
-        listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
-        names.check_answer_words(listed, settings["answers"])
+        listed = read_table(args.names)
         misread = listed["name"].isin(names.misread(map(read_table, args.perceived or [])))
         listed = listed[~misread]
         pairs = contrast_pairs(listed, args.contrast, settings["pairs"], settings["seed"])

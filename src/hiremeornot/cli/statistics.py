@@ -33,8 +33,7 @@ def cmd_pooled(args):
 
 
 def cmd_selections(args):
-    settings = args.settings
-    listed = names.read_name_list(args.data_root, settings["source"], settings["list"])
+    listed = read_table(args.names)
     table = impact.contrast_selections(
         read_tables(args.step2),
         read_tables(args.step3),

@@ -215,6 +215,24 @@ def summary_tables(wildcards):
     return tables
 
 
+def overview_tables():
+    """The tables of each contrast and model the overview reads, by option, keyed by the
+    results prefix and model (as its settings' cells name them)."""
+    names = {
+        "metrics": "metrics.tsv",
+        "tests": "tests.tsv",
+        "position": "position_bias.tsv",
+    }
+    return {
+        flag: {
+            f"{prefix}{model}": f"results/{prefix}{model}/{name}"
+            for prefix in CONTRASTS
+            for model in MODELS
+        }
+        for flag, name in names.items()
+    }
+
+
 def keyed(flag, paths):
     """``flag`` and the quoted ``KEY=PATH`` items of the dict ``paths``, or nothing without
     paths: each path says what it belongs to (the command reads no order)."""

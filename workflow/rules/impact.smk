@@ -55,24 +55,6 @@ rule impact_ratios:
         " --out-png {output.png:q} 2> {log:q}"
 
 
-def overview_tables():
-    """The tables of each contrast and model the overview reads, by option, keyed by the
-    results prefix and model (as its settings' cells name them)."""
-    names = {
-        "metrics": "metrics.tsv",
-        "tests": "tests.tsv",
-        "position": "position_bias.tsv",
-    }
-    return {
-        flag: {
-            f"{prefix}{model}": f"results/{prefix}{model}/{name}"
-            for prefix in CONTRASTS
-            for model in MODELS
-        }
-        for flag, name in names.items()
-    }
-
-
 # A run with several contrasts (or the neutral control): one line per contrast and model, the
 # control beside the contrasts of names, and the impact ratios.
 rule overview:

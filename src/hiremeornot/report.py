@@ -278,7 +278,8 @@ def model_summary(
         differs = tests[tests["verdict"] == "differs"].sort_values("difference")
         differ_above = verdicts.reindex(above["occupation"]).eq("differs").sum()
         lines += [
-            f"{len(above)} occupations with |order-balanced difference| > {threshold} (reading "
+            f"{len(above)} occupation{'' if len(above) == 1 else 's'} with |order-balanced "
+            f"difference| > {threshold} (reading "
             f"{settings['difference']}): {int((above['difference'] > 0).sum())} towards "
             f"{a}, {int((above['difference'] < 0).sum())} towards {b} subjects; "
             f"{int(differ_above)} of them differ significantly.",

@@ -320,7 +320,8 @@ def occupation_statistics(
             for i, metric in enumerate(METRICS)
         ]
         floor = boot.floor
-        estimate, se = boot.estimate[2], boot.se[2]
+        column = METRICS.index("difference")  # the tests are the difference's
+        estimate, se = boot.estimate[column], boot.se[column]
         difference = group["difference"]
         tests.append(
             {
@@ -332,7 +333,7 @@ def occupation_statistics(
                 f"n_{b}": int((difference < 0).sum()),
                 "difference": estimate,
                 "smallest_p": floor,
-                "names_alike": bool(boot.spread[2] == 0),  # SE from the resolution alone
+                "names_alike": bool(boot.spread[column] == 0),  # SE: the resolution alone
                 "p_value": difference_p_value(estimate, se, boot.df, floor),
                 "p_equivalence": equivalence_p_value(estimate, se, boot.df, margin, floor),
             }

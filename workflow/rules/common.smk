@@ -189,14 +189,20 @@ def step1_tables(wildcards, output):
     return option("--step1", tables)
 
 
+# A model's tables that the summary and the overview read its verdicts from, by their option.
+VERDICT_TABLES = {
+    "metrics": "metrics.tsv",
+    "tests": "tests.tsv",
+    "position": "position_bias.tsv",
+}
+
+
 def summary_tables(wildcards):
     """Each table the summary reads, by its option and model: every model's metrics, tests,
     position bias, answer space and pooled model; its wording tables when several wordings
     are run; each simulated model's planted truth."""
     per_model = {
-        "metrics": "metrics.tsv",
-        "tests": "tests.tsv",
-        "position": "position_bias.tsv",
+        **VERDICT_TABLES,
         "answer-space": "answer_space.tsv",
         "pooled": "pooled.tsv",
     }
@@ -218,18 +224,13 @@ def summary_tables(wildcards):
 def overview_tables():
     """The tables of each contrast and model the overview reads, by option, keyed by the
     results prefix and model (as its settings' cells name them)."""
-    names = {
-        "metrics": "metrics.tsv",
-        "tests": "tests.tsv",
-        "position": "position_bias.tsv",
-    }
     return {
         flag: {
             f"{prefix}{model}": f"results/{prefix}{model}/{name}"
             for prefix in CONTRASTS
             for model in MODELS
         }
-        for flag, name in names.items()
+        for flag, name in VERDICT_TABLES.items()
     }
 
 

@@ -1,13 +1,13 @@
 """The acceptance table of the known-answer calibration (docs/calibration.md pastes its output).
 
-Simulated audits of synthetic gender designs (every pair of N female and N male names, both
-listing orders, 6 occupations of 15 attributes) at 5+5, 10+10 and 20+20 names, without and with
-a planted first-listed effect; 10+10 names in three wordings with wording effects; and a design
-with no planted difference at all. Each audit runs the published code (hiremeornot.calibration),
+Simulated audits of synthetic gender designs (every pair of N female and N male names, both listing
+orders, 6 occupations of 15 attributes) at 5+5, 10+10 and 20+20 names, without and with a planted
+first-listed effect; 10+10 names in three wordings with wording effects; and a design with no
+planted difference at all. Each audit runs the published code (hiremeornot.analysis.calibration),
 and compares the respondent with a second one that differs in one occupation (compare's paired
-changes, on the same names); the script prints, per design, every published interval's coverage
-of its planted truth (the pooled mixed-effects model's log-odds ratios among them), and the
-verdicts' false-positive rate, FDR, power and misplaced "equivalent" calls.
+changes, on the same names); the script prints, per design, every published interval's coverage of
+its planted truth (the pooled mixed-effects model's log-odds ratios among them), and the verdicts'
+false-positive rate, FDR, power and misplaced "equivalent" calls.
 
     python benchmarks/calibration_table.py [--audits 400] [--jobs 2]
 """
@@ -26,10 +26,10 @@ from concurrent.futures import ProcessPoolExecutor
 import pandas as pd
 from scipy.optimize import brentq
 
-from hiremeornot.calibration import calibrate, coverage, synthetic_design, verdict_rates
+from hiremeornot.analysis.calibration import calibrate, coverage, synthetic_design, verdict_rates
+from hiremeornot.analysis.truth import planted_truth
+from hiremeornot.asking.respondent import Respondent
 from hiremeornot.config import model_settings, validate_config
-from hiremeornot.respondent import Respondent
-from hiremeornot.truth import planted_truth
 
 OCCUPATIONS = ["nurse", "secretary", "dancer", "mechanic", "pilot", "engineer"]
 NULL = ["nurse", "secretary"]  # no planted difference

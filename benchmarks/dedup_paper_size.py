@@ -15,16 +15,16 @@ from pathlib import Path
 
 import yaml
 
-from hiremeornot.backends import Request, load_backend
+from hiremeornot.asking.backends import Request, load_backend
 from hiremeornot.config import model_settings, validate_config
-from hiremeornot.contrasts import GENDER, GENDER_CONTRAST, contrast_pairs
-from hiremeornot.dataset import build_instances
-from hiremeornot.names import read_name_list
-from hiremeornot.occupations import select_occupations
-from hiremeornot.onet import extract_attributes
+from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST, contrast_pairs
+from hiremeornot.design.dataset import build_instances
+from hiremeornot.design.prompts import PAPER, PromptRenderer, wordings
+from hiremeornot.design.questions import step1_questions, step1_rows
+from hiremeornot.inputs.names import read_name_list
+from hiremeornot.inputs.occupations import select_occupations
+from hiremeornot.inputs.onet import extract_attributes
 from hiremeornot.plan import listing_orders
-from hiremeornot.prompts import PAPER, PromptRenderer, wordings
-from hiremeornot.questions import step1_questions, step1_rows
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"

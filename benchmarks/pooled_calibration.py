@@ -33,16 +33,16 @@ from calibration_table import (
     solved_shifts,
 )
 
-from hiremeornot.calibration import (
+from hiremeornot.analysis.calibration import (
     AuditSimulator,
     coverage,
     pooled_checks,
     synthetic_design,
     verdict_rates,
 )
+from hiremeornot.analysis.pooled import pooled_effects
+from hiremeornot.analysis.truth import planted_truth
 from hiremeornot.config import validate_config
-from hiremeornot.pooled import pooled_effects
-from hiremeornot.truth import planted_truth
 
 
 def run(job: tuple) -> tuple[str, pd.DataFrame, pd.DataFrame, float]:

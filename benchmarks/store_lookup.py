@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from hiremeornot.backends.base import Request, Response
-from hiremeornot.store import ResponseStore, request_key
+from hiremeornot.asking.backends.base import Request, Response
+from hiremeornot.asking.store import ResponseStore, request_key
 
 IDENTITY = {"backend": "transformers", "model": "m"}
 

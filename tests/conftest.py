@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from hiremeornot.config import schema
-from hiremeornot.contrasts import GENDER_CONTRAST, contrast_pairs
-from hiremeornot.names import read_name_list
+from hiremeornot.design.contrasts import GENDER_CONTRAST, contrast_pairs
+from hiremeornot.inputs.names import read_name_list
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from hiremeornot.backends.base import Backend, Request, Response
+from hiremeornot.asking.backends.base import Backend, Request, Response
 
 
 class CountingBackend(Backend):

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hiremeornot.backends.location import locate
+from hiremeornot.asking.backends.location import locate
 
 MODEL = "embedded:smollm2-135m-instruct"
 ALIAS = "smollm2-135m-instruct"  # the model name the server answers to

@@ -5,8 +5,8 @@ import math
 import pandas as pd
 import pytest
 
-from hiremeornot.answer_space import mass_distribution
-from hiremeornot.report import answer_space_sentence as sentence
+from hiremeornot.analysis.answer_space import mass_distribution
+from hiremeornot.writing.report import answer_space_sentence as sentence
 
 
 def step(masses, question=None):

@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hiremeornot import export, manifest
-from hiremeornot.backends.location import locate
+from hiremeornot.asking.backends.location import locate
 from hiremeornot.config import validate_config
-from hiremeornot.contrasts import GENDER
+from hiremeornot.design.contrasts import GENDER
+from hiremeornot.provenance import export, manifest
 from tests.conftest import REPO, needs_data
 from tests.workflow_runs import MODEL, OTHER_MODEL, TINY
 

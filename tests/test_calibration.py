@@ -7,16 +7,16 @@ import pandas as pd
 import pytest
 
 from hiremeornot import cli
-from hiremeornot.calibration import (
+from hiremeornot.analysis.calibration import (
     AuditSimulator,
     calibrate,
     coverage,
     synthetic_design,
     verdict_rates,
 )
+from hiremeornot.analysis.metrics import READINGS
 from hiremeornot.config import validate_config
-from hiremeornot.contrasts import GENDER_CONTRAST
-from hiremeornot.metrics import READINGS
+from hiremeornot.design.contrasts import GENDER_CONTRAST
 from tests.test_respondent import respondent
 
 REPORT = validate_config({"models": {"m": {"backend": "simulated", "model": "m"}}})["report"]

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from hiremeornot.cli import main
-from hiremeornot.contrasts import GENDER_CONTRAST
+from hiremeornot.design.contrasts import GENDER_CONTRAST
 
 
 def step(tmp_path, *out: str) -> list[str]:

@@ -8,8 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hiremeornot.cli import main
-from hiremeornot.compare import (
+from hiremeornot.analysis.compare import (
     Run,
     compare,
     load_run,
@@ -17,9 +16,10 @@ from hiremeornot.compare import (
     paired_values,
     summary_paragraph,
 )
-from hiremeornot.contrasts import GENDER
+from hiremeornot.analysis.metrics import instance_outcomes
+from hiremeornot.cli import main
+from hiremeornot.design.contrasts import GENDER
 from hiremeornot.errors import InputError
-from hiremeornot.metrics import instance_outcomes
 from hiremeornot.tables_io import write_table
 
 SETTINGS = {

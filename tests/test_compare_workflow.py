@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from hiremeornot.analysis.metrics import instance_outcomes, signed_readings
 from hiremeornot.cli import main
-from hiremeornot.contrasts import GENDER
-from hiremeornot.metrics import instance_outcomes, signed_readings
+from hiremeornot.design.contrasts import GENDER
 from hiremeornot.tables_io import read_table, write_table
 from tests.conftest import needs_data
 from tests.workflow_runs import MODEL, OTHER_MODEL, copy_run, run_tiny

@@ -6,9 +6,9 @@ from __future__ import annotations
 import multiprocessing
 import socket
 
-from hiremeornot.asking import ask
-from hiremeornot.backends.base import Request
-from hiremeornot.store import (
+from hiremeornot.asking.ask import ask
+from hiremeornot.asking.backends.base import Request
+from hiremeornot.asking.store import (
     ResponseStore,
     request_key,
     scratch_connection,

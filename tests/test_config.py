@@ -6,13 +6,13 @@ import pytest
 import yaml
 
 from hiremeornot import plan
-from hiremeornot.backends import model_identity
-from hiremeornot.backends.base import BackendSettings
-from hiremeornot.backends.extractive_qa import ExtractiveQASettings
-from hiremeornot.backends.openai import OpenAISettings
-from hiremeornot.backends.simulated import SimulatedSettings
-from hiremeornot.backends.transformers_backend import TransformersSettings
-from hiremeornot.backends.vllm_backend import VLLMSettings
+from hiremeornot.asking.backends import model_identity
+from hiremeornot.asking.backends.base import BackendSettings
+from hiremeornot.asking.backends.extractive_qa import ExtractiveQASettings
+from hiremeornot.asking.backends.openai import OpenAISettings
+from hiremeornot.asking.backends.simulated import SimulatedSettings
+from hiremeornot.asking.backends.transformers_backend import TransformersSettings
+from hiremeornot.asking.backends.vllm_backend import VLLMSettings
 from hiremeornot.config import (
     ROLES,
     load_config,

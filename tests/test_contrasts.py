@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from hiremeornot.config import validate_config
-from hiremeornot.contrasts import (
+from hiremeornot.design.contrasts import (
     GENDER,
     GENDER_CONTRAST,
     Contrast,
@@ -16,7 +16,7 @@ from hiremeornot.contrasts import (
     list_capacity,
 )
 from hiremeornot.errors import InputError
-from hiremeornot.names import NAME_COLUMNS
+from hiremeornot.inputs.names import NAME_COLUMNS
 from hiremeornot.plan import check_config, listing_orders, run_contrasts
 from tests.test_config import DEFAULT
 
@@ -175,8 +175,9 @@ def test_no_function_defaults_its_contrast():
     import hiremeornot
 
     defaulted = []
+    backends = "hiremeornot.asking.backends"
     for module in pkgutil.walk_packages(hiremeornot.__path__, "hiremeornot."):
-        if module.name.startswith("hiremeornot.backends") or module.name.endswith("__main__"):
+        if module.name.startswith(backends) or module.name.endswith("__main__"):
             continue  # the backends know no contrast; __main__ runs the CLI
         for name, member in inspect.getmembers(importlib.import_module(module.name)):
             if not inspect.isfunction(member) or member.__module__ != module.name:

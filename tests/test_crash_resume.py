@@ -15,13 +15,13 @@ import pandas as pd
 import pytest
 import yaml
 
+from hiremeornot.asking.store import ResponseStore
 from hiremeornot.config import validate_config
-from hiremeornot.contrasts import GENDER, GENDER_CONTRAST
-from hiremeornot.dataset import build_instances
-from hiremeornot.occupations import select_occupations
-from hiremeornot.onet import extract_attributes
+from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
+from hiremeornot.design.dataset import build_instances
+from hiremeornot.inputs.occupations import select_occupations
+from hiremeornot.inputs.onet import extract_attributes
 from hiremeornot.plan import step_settings
-from hiremeornot.store import ResponseStore
 from hiremeornot.tables_io import write_table
 from tests.conftest import OCCUPATIONS_TABLE, ONET_DIR, REPO, gender_pairs, needs_data
 

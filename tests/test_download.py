@@ -11,9 +11,9 @@ from functools import partial
 
 import pytest
 
-from hiremeornot.download import download_names, download_onet
 from hiremeornot.errors import InputError
-from hiremeornot.names import FORMAT_FILES, read_name_list
+from hiremeornot.inputs.download import download_names, download_onet
+from hiremeornot.inputs.names import FORMAT_FILES, read_name_list
 from tests.conftest import NAME_SOURCES, ONET_DIR, SHARED_DATA, name_table, needs_data
 
 pytestmark = needs_data

@@ -12,12 +12,12 @@ import pytest
 import yaml
 from scipy.special import softmax
 
-from hiremeornot.asking import ask
-from hiremeornot.backends import Request, Response, load_backend, model_identity
+from hiremeornot.asking.ask import ask
+from hiremeornot.asking.backends import Request, Response, load_backend, model_identity
+from hiremeornot.asking.store import ResponseStore
 from hiremeornot.cli import main
 from hiremeornot.config import load_config
-from hiremeornot.drift import Drift, drift_table, markdown, sampling_agreement
-from hiremeornot.store import ResponseStore
+from hiremeornot.provenance.drift import Drift, drift_table, markdown, sampling_agreement
 
 QUESTIONS = [Request(f"Is candidate {i} qualified?", ("Yes", "No")) for i in range(12)]
 FLIPPED = {QUESTIONS[2].prompt, QUESTIONS[7].prompt, QUESTIONS[9].prompt}

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from hiremeornot.backends import Response, model_identity
-from hiremeornot.backends.openai.cost import cost_estimate
-from hiremeornot.contrasts import GENDER
-from hiremeornot.estimate import estimate, markdown, step_requests
+from hiremeornot.asking.backends import Response, model_identity
+from hiremeornot.asking.backends.openai.cost import cost_estimate
+from hiremeornot.asking.store import ResponseStore, request_key
+from hiremeornot.design.contrasts import GENDER
+from hiremeornot.design.estimate import estimate, markdown, step_requests
 from hiremeornot.plan import step_settings
-from hiremeornot.store import ResponseStore, request_key
 from tests.conftest import needs_data
 from tests.test_steps import CONFIG, inputs  # noqa: F401 (the fixture)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hiremeornot.backends.location import locate
+from hiremeornot.asking.backends.location import locate
 from hiremeornot.config import model_keys, validate_config
 from tests.conftest import needs_data
 from tests.workflow_runs import (

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hiremeornot import export, manifest
-from hiremeornot.contrasts import GENDER, GENDER_CONTRAST
-from hiremeornot.dataset import build_instances
+from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
+from hiremeornot.design.dataset import build_instances
+from hiremeornot.provenance import export, manifest
 from hiremeornot.tables_io import write_table
 
 OCCUPATIONS = pd.DataFrame({"title": ["nurse", "pilot"], "soc_code": ["29-1141.00", "53-2011.00"]})

@@ -8,8 +8,8 @@ import pytest
 import torch
 from scipy.special import log_softmax
 
-from hiremeornot.backends import BackendError, Request, load_backend
-from hiremeornot.backends.extractive_qa import (
+from hiremeornot.asking.backends import BackendError, Request, load_backend
+from hiremeornot.asking.backends.extractive_qa import (
     candidate_score,
     check_options_sentence,
     occurrences,

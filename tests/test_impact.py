@@ -4,9 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hiremeornot.contrasts import Sides
-from hiremeornot.figures import impact_figure
-from hiremeornot.impact import (
+from hiremeornot.analysis.impact import (
     COLUMNS,
     MIN_NAMES,
     SELECTION_COLUMNS,
@@ -14,6 +12,8 @@ from hiremeornot.impact import (
     impact_ratios,
     selection_rates,
 )
+from hiremeornot.design.contrasts import Sides
+from hiremeornot.writing.figures import impact_figure
 
 
 def answers(occupation, question, group, name, selected):

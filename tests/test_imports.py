@@ -18,7 +18,7 @@ from hiremeornot.cli import COMMANDS
 
 HEAVY = ("matplotlib", "scipy", "statsmodels", "torch", "transformers")
 # The modules that draw: the figures, and the commands that write them.
-DRAWING = {"hiremeornot.figures", "hiremeornot.cli.writing", "hiremeornot.cli.simulation"}
+DRAWING = {"hiremeornot.writing.figures", "hiremeornot.cli.writing", "hiremeornot.cli.simulation"}
 DRAWING |= {"hiremeornot.cli.comparing"}
 
 
@@ -45,7 +45,7 @@ def test_only_the_drawing_modules_load_matplotlib():
         loaded = dict(zip(modules, found, strict=True))
     drawing = sorted(module for module, heavy in loaded.items() if "matplotlib" in heavy)
     assert drawing == [], drawing
-    assert "matplotlib" in loaded_after("import hiremeornot.figures")  # the probe can fail
+    assert "matplotlib" in loaded_after("import hiremeornot.writing.figures")  # the probe can fail
 
 
 def test_a_gather_job_loads_no_statistics_plotting_or_model_library(tmp_path):

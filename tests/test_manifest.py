@@ -12,10 +12,10 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from hiremeornot import manifest
-from hiremeornot.backends.location import locate
+from hiremeornot.asking.backends.location import locate
 from hiremeornot.config import schema, validate_config
 from hiremeornot.errors import InputError
+from hiremeornot.provenance import manifest
 from hiremeornot.tables_io import read_job_record, stamp_table, step_table_parts, write_table
 
 

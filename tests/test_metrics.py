@@ -3,15 +3,15 @@ import math
 import pandas as pd
 import pytest
 
-from hiremeornot.contrasts import GENDER
-from hiremeornot.metrics import (
+from hiremeornot.analysis.metrics import (
     READINGS,
     difference_by_order,
     instance_outcomes,
     occupation_metrics,
     signed_readings,
 )
-from hiremeornot.report import annotated_differences
+from hiremeornot.design.contrasts import GENDER
+from hiremeornot.writing.report import annotated_differences
 
 
 def logprobs(choice, roles, sure=True):

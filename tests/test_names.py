@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from hiremeornot.contrasts import GENDER_CONTRAST, contrast_pairs
+from hiremeornot.design.contrasts import GENDER_CONTRAST, contrast_pairs
 from hiremeornot.errors import InputError
-from hiremeornot.names import read_name_list, render_upper_case
+from hiremeornot.inputs.names import read_name_list, render_upper_case
 from tests.conftest import NAME_SOURCES, SHARED_DATA, name_table, needs_data
 
 UNQOVER = {"format": "unqover", "folder": "mine", "url": "-"}

@@ -1,8 +1,8 @@
 import pytest
 
 from hiremeornot.errors import InputError
-from hiremeornot.occupations import read_occupations, select_occupations, shard_titles
-from hiremeornot.onet import extract_attributes, read_occupation_titles, read_ratings
+from hiremeornot.inputs.occupations import read_occupations, select_occupations, shard_titles
+from hiremeornot.inputs.onet import extract_attributes, read_occupation_titles, read_ratings
 from tests.conftest import OCCUPATIONS_TABLE, SHARED_DATA, needs_data
 
 

@@ -10,8 +10,8 @@ import pytest
 from hiremeornot.cli import main
 from hiremeornot.config import validate_config
 from hiremeornot.errors import InputError
-from hiremeornot.occupations import select_occupations
-from hiremeornot.onet import (
+from hiremeornot.inputs.occupations import select_occupations
+from hiremeornot.inputs.onet import (
     ATTRIBUTE_FILES,
     extract_attributes,
     read_descriptions,
@@ -66,7 +66,7 @@ def test_tie_at_the_cut_off_is_broken_by_level_then_element_id(onet_dir):
 
 RANKING_SCRIPT = """
 import sys
-from hiremeornot.onet import extract_attributes
+from hiremeornot.inputs.onet import extract_attributes
 codes = sys.argv[2].split(",")
 table = extract_attributes(sys.argv[1], codes, 5, suppressed="keep")
 print(table.sort_values(["soc_code", "attribute_type", "rank"]).to_csv(sep="\\t", index=False))

@@ -11,13 +11,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from hiremeornot.asking import ask
-from hiremeornot.backends import BackendError, Request, load_backend, model_identity
-from hiremeornot.backends.openai import batch as openai_batch
-from hiremeornot.backends.openai import constraints as openai_constraints
+from hiremeornot.asking.ask import ask
+from hiremeornot.asking.backends import BackendError, Request, load_backend, model_identity
+from hiremeornot.asking.backends.openai import batch as openai_batch
+from hiremeornot.asking.backends.openai import constraints as openai_constraints
+from hiremeornot.asking.store import ResponseStore, request_key
 from hiremeornot.config import model_settings
 from hiremeornot.errors import InputError
-from hiremeornot.store import ResponseStore, request_key
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAI, serve
 
@@ -226,7 +226,7 @@ def test_an_unreadable_batch_journal_is_named(fake, tmp_path):
 
 def test_the_modules_import_one_another_in_one_direction():
     order = ["settings", "constraints", "cost", "api", "sync", "batch"]
-    folder = REPO / "src" / "hiremeornot" / "backends" / "openai"
+    folder = REPO / "src" / "hiremeornot" / "asking" / "backends" / "openai"
     for position, name in enumerate(order):
         text = (folder / f"{name}.py").read_text()
         imported = set(re.findall(r"hiremeornot\.backends\.openai\.(\w+)", text))

@@ -26,9 +26,9 @@ import pytest
 import torch
 from scipy.special import log_softmax
 
-from hiremeornot.backends import Backend, BackendError, Request, Response, load_backend
-from hiremeornot.backends.choice_engine import token_strings
-from hiremeornot.backends.transformers_backend import TransformersBackend
+from hiremeornot.asking.backends import Backend, BackendError, Request, Response, load_backend
+from hiremeornot.asking.backends.choice_engine import token_strings
+from hiremeornot.asking.backends.transformers_backend import TransformersBackend
 from hiremeornot.config import model_settings
 from tests.conftest import needs_data
 from tests.llama_server import ALIAS, MODEL, llama_server

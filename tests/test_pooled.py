@@ -5,12 +5,12 @@ import pandas as pd
 import pytest
 from scipy.stats import false_discovery_control
 
-from hiremeornot.calibration import AuditSimulator, synthetic_design
+from hiremeornot.analysis.calibration import AuditSimulator, synthetic_design
+from hiremeornot.analysis.pooled import MIN_NAMES, MIN_NAMES_Q1, pooled_effects
+from hiremeornot.analysis.stats import ALL_OCCUPATIONS
+from hiremeornot.analysis.truth import planted_truth
 from hiremeornot.config import validate_config
 from hiremeornot.errors import InputError
-from hiremeornot.pooled import MIN_NAMES, MIN_NAMES_Q1, pooled_effects
-from hiremeornot.stats import ALL_OCCUPATIONS
-from hiremeornot.truth import planted_truth
 from tests.test_respondent import respondent
 
 REPORT = validate_config({"models": {"m": {"backend": "simulated", "model": "m"}}})["report"]

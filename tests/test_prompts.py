@@ -1,15 +1,15 @@
 import pytest
 import yaml
 
-from hiremeornot.errors import InputError
-from hiremeornot.plan import STEP_PROMPTS
-from hiremeornot.prompts import (
+from hiremeornot.design.prompts import (
     PLACEHOLDERS,
     PromptRenderer,
     check_templates,
     indefinite_article,
     join_list,
 )
+from hiremeornot.errors import InputError
+from hiremeornot.plan import STEP_PROMPTS
 from tests.conftest import REPO, SHARED_DATA, needs_data
 
 TEMPLATES = yaml.safe_load((REPO / "config.yaml").read_text())["prompts"]

@@ -5,10 +5,15 @@ import math
 import pandas as pd
 import pytest
 
-from hiremeornot.contrasts import GENDER, GENDER_CONTRAST
-from hiremeornot.power import detectable, names_needed, pairs_needed, power_markdown
-from hiremeornot.report import design_caveats, markdown_table, model_summary, pooled_sentence
-from hiremeornot.stats import ALL_OCCUPATIONS, CONFOUNDED
+from hiremeornot.analysis.power import detectable, names_needed, pairs_needed, power_markdown
+from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED
+from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
+from hiremeornot.writing.report import (
+    design_caveats,
+    markdown_table,
+    model_summary,
+    pooled_sentence,
+)
 
 REPORT = {
     "difference_threshold": 0.2,

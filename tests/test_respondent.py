@@ -7,11 +7,11 @@ import pytest
 import yaml
 from scipy.special import expit, logit
 
-from hiremeornot.backends import Request, load_backend
+from hiremeornot.asking.backends import Request, load_backend
+from hiremeornot.asking.respondent import Respondent, check_design, matches
 from hiremeornot.config import model_settings
 from hiremeornot.errors import InputError
 from hiremeornot.plan import check_config
-from hiremeornot.respondent import Respondent, check_design, matches
 from tests.conftest import REPO
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -124,7 +124,7 @@ def test_the_config_check_stops_a_bad_plant_before_any_job():
 
 
 def test_a_question_that_does_not_say_what_it_asks_is_refused():
-    from hiremeornot.backends import BackendError
+    from hiremeornot.asking.backends import BackendError
 
     with pytest.raises(BackendError, match="Request.about"):
         load_backend("simulated", settings()).answer([Request("Who?", ("A", "B"))])

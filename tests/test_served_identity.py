@@ -9,10 +9,10 @@ import sqlite3
 
 import pytest
 
-from hiremeornot.asking import ask
-from hiremeornot.backends import Response, load_backend, model_identity
-from hiremeornot.store import REQUIRED_COLUMNS, ResponseStore, request_key, segments
-from hiremeornot.store_maintenance import check, compact, served_identities, stored_answers
+from hiremeornot.asking.ask import ask
+from hiremeornot.asking.backends import Response, load_backend, model_identity
+from hiremeornot.asking.store import REQUIRED_COLUMNS, ResponseStore, request_key, segments
+from hiremeornot.asking.store_maintenance import check, compact, served_identities, stored_answers
 from tests.doubles import CountingBackend
 from tests.test_openai_backend import settings
 from tests.test_store import requests

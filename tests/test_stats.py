@@ -6,9 +6,8 @@ import pandas as pd
 import pytest
 from scipy.stats import t as t_dist
 
-from hiremeornot.contrasts import GENDER
-from hiremeornot.metrics import instance_columns, occupation_metrics
-from hiremeornot.stats import (
+from hiremeornot.analysis.metrics import instance_columns, occupation_metrics
+from hiremeornot.analysis.stats import (
     CONFOUNDED,
     attribute_gaps,
     difference_p_value,
@@ -18,6 +17,7 @@ from hiremeornot.stats import (
     position_bias,
     smallest_p,
 )
+from hiremeornot.design.contrasts import GENDER
 from tests.name_effects import Design, coverage
 
 # (q1_female, q1_male, q2, q3) giving each direction of bias (see metrics.py)

@@ -4,16 +4,16 @@ import pandas as pd
 import pytest
 import yaml
 
+from hiremeornot.asking.steps import build_questions
 from hiremeornot.config import validate_config
-from hiremeornot.contrasts import GENDER
-from hiremeornot.dataset import build_instances
+from hiremeornot.design.contrasts import GENDER
+from hiremeornot.design.dataset import build_instances
+from hiremeornot.design.prompts import PromptRenderer
+from hiremeornot.design.questions import join_step1, step1_rows
 from hiremeornot.errors import InputError
-from hiremeornot.occupations import select_occupations
-from hiremeornot.onet import extract_attributes
+from hiremeornot.inputs.occupations import select_occupations
+from hiremeornot.inputs.onet import extract_attributes
 from hiremeornot.plan import step_settings
-from hiremeornot.prompts import PromptRenderer
-from hiremeornot.questions import join_step1, step1_rows
-from hiremeornot.steps import build_questions
 from hiremeornot.tables_io import (
     read_table,
     set_aside_damaged_tables,

@@ -4,10 +4,10 @@ import sqlite3
 
 import pytest
 
-from hiremeornot.asking import ask
-from hiremeornot.backends.base import Request, Response
+from hiremeornot.asking.ask import ask
+from hiremeornot.asking.backends.base import Request, Response
+from hiremeornot.asking.store import ResponseStore, request_key, segments
 from hiremeornot.errors import InputError
-from hiremeornot.store import ResponseStore, request_key, segments
 from tests.doubles import CountingBackend
 
 IDENTITY = {"backend": "transformers", "model": "m"}
@@ -109,7 +109,7 @@ def test_a_corrupt_segment_costs_only_its_answers(tmp_path, caplog):
     ask(requests(4, start=6), lost, IDENTITY, lambda: CountingBackend())
     lost.segment.write_bytes(b"not a database, just bytes " * 200)
     backend = CountingBackend()
-    with caplog.at_level(logging.WARNING, logger="hiremeornot.store"):
+    with caplog.at_level(logging.WARNING, logger="hiremeornot.asking.store"):
         _, summary = ask(requests(10), ResponseStore.open(tmp_path, "m"), IDENTITY, lambda: backend)
     assert backend.asked == requests(4, start=6) and summary.from_store == 6
     assert [r.getMessage() for r in caplog.records] == [
@@ -152,7 +152,7 @@ def write_old_store(store_dir, n):
 def test_an_old_single_file_store_is_read_as_a_segment(tmp_path, caplog):
     """Nothing paid for in the old layout is lost: it answers as one more segment."""
     db, paid = write_old_store(tmp_path, 5)
-    with caplog.at_level(logging.INFO, logger="hiremeornot.store"):
+    with caplog.at_level(logging.INFO, logger="hiremeornot.asking.store"):
         store = ResponseStore.open(tmp_path, "m")
     assert "single-file store of the old layout" in caplog.text
     responses, summary = ask(requests(7), store, IDENTITY, lambda: CountingBackend())

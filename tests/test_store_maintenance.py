@@ -10,17 +10,17 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from hiremeornot.asking import ask
-from hiremeornot.backends import model_identity
-from hiremeornot.backends.base import Request
+from hiremeornot.asking.ask import ask
+from hiremeornot.asking.backends import model_identity
+from hiremeornot.asking.backends.base import Request
+from hiremeornot.asking.steps import attach_answers, build_questions
+from hiremeornot.asking.store import ResponseStore, request_key, segments
+from hiremeornot.asking.store_maintenance import check, compact
 from hiremeornot.cli import main
 from hiremeornot.config import load_config
-from hiremeornot.contrasts import GENDER
+from hiremeornot.design.contrasts import GENDER
+from hiremeornot.design.prompts import PAPER
 from hiremeornot.plan import step_settings
-from hiremeornot.prompts import PAPER
-from hiremeornot.steps import attach_answers, build_questions
-from hiremeornot.store import ResponseStore, request_key, segments
-from hiremeornot.store_maintenance import check, compact
 from hiremeornot.tables_io import STEPS, stamp_table, write_table
 from tests.conftest import REPO, needs_data
 from tests.doubles import CountingBackend

@@ -6,13 +6,13 @@ import pytest
 import torch
 import yaml
 
-from hiremeornot.backends import Request, gguf_cache, load_backend
-from hiremeornot.backends.choice_engine import ChoiceEngine
-from hiremeornot.backends.location import locate_model
-from hiremeornot.backends.transformers_backend import OutlinesChoice
+from hiremeornot.asking.backends import Request, gguf_cache, load_backend
+from hiremeornot.asking.backends.choice_engine import ChoiceEngine
+from hiremeornot.asking.backends.location import locate_model
+from hiremeornot.asking.backends.transformers_backend import OutlinesChoice
 from hiremeornot.config import model_settings
-from hiremeornot.onet import extract_attributes
-from hiremeornot.prompts import PromptRenderer
+from hiremeornot.design.prompts import PromptRenderer
+from hiremeornot.inputs.onet import extract_attributes
 from tests.conftest import ONET_DIR, REPO, needs_data
 
 pytestmark = [pytest.mark.slow, needs_data]

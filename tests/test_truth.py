@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hiremeornot.calibration import synthetic_design
-from hiremeornot.metrics import READINGS
-from hiremeornot.truth import planted_truth, poisson_binomial
+from hiremeornot.analysis.calibration import synthetic_design
+from hiremeornot.analysis.metrics import READINGS
+from hiremeornot.analysis.truth import planted_truth, poisson_binomial
 from tests.test_respondent import respondent
 
 PLANT = {

@@ -5,14 +5,15 @@ import math
 import pandas as pd
 import pytest
 
-from hiremeornot import names, validity
-from hiremeornot.backends.base import Backend, Response, token_count
+from hiremeornot.analysis import validity
+from hiremeornot.asking.backends.base import Backend, Response, token_count
 from hiremeornot.config import model_settings
-from hiremeornot.contrasts import GENDER_CONTRAST
+from hiremeornot.design.contrasts import GENDER_CONTRAST
 from hiremeornot.errors import InputError
-from hiremeornot.names import NAME_COLUMNS
+from hiremeornot.inputs import names
+from hiremeornot.inputs.names import NAME_COLUMNS
 from hiremeornot.plan import check_validity
-from hiremeornot.report import summary
+from hiremeornot.writing.report import summary
 from tests.conftest import run_dataset
 
 SETTINGS = {

@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from hiremeornot.asking import ask
-from hiremeornot.backends import BackendError, Request, load_backend, model_identity
-from hiremeornot.backends.base import PartialBatchError, chat_messages
+from hiremeornot.asking.ask import ask
+from hiremeornot.asking.backends import BackendError, Request, load_backend, model_identity
+from hiremeornot.asking.backends.base import PartialBatchError, chat_messages
+from hiremeornot.asking.store import ResponseStore
 from hiremeornot.config import model_settings, validate_config
 from hiremeornot.errors import InputError
-from hiremeornot.store import ResponseStore
 from tests import vllm_standin as standin
 
 MODEL = "meta-llama/Llama-2-70b-chat-hf"

@@ -4,13 +4,13 @@ import pandas as pd
 import pytest
 import yaml
 
-from hiremeornot.contrasts import GENDER
+from hiremeornot.analysis.metrics import occupation_metrics
+from hiremeornot.analysis.stats import name_bootstrap, smallest_p
+from hiremeornot.analysis.wordings import flip_shares, pair_flips, robustness, wording_metrics
+from hiremeornot.design.contrasts import GENDER
+from hiremeornot.design.prompts import check_wordings, wordings
 from hiremeornot.errors import InputError
-from hiremeornot.metrics import occupation_metrics
-from hiremeornot.prompts import check_wordings, wordings
-from hiremeornot.report import robustness_sentence
-from hiremeornot.stats import name_bootstrap, smallest_p
-from hiremeornot.wordings import flip_shares, pair_flips, robustness, wording_metrics
+from hiremeornot.writing.report import robustness_sentence
 from tests.conftest import REPO
 from tests.test_stats import SETTINGS, biased_rows, crossed, outcomes_table, statistics
 

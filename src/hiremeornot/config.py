@@ -5,7 +5,7 @@ source of every setting's default: code reads validated, filled settings and rep
 key of a model's settings carries an ``x-role`` that says what editing it does:
 
 - ``answers``: it can change an answer, so it is part of the response store's key
-  (``hiremeornot.backends.model_identity``);
+  (``hiremeornot.asking.backends.model_identity``);
 - ``runtime``: it changes how the job runs, never an answer: not in the store's key, but editing
   it re-runs the job;
 - ``resource``: it only sizes the job (threads, memory, time, GPUs): editing it re-runs nothing

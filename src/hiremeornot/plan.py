@@ -8,11 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hiremeornot.backends.location import model_location
+from hiremeornot.asking.backends.location import model_location
+from hiremeornot.asking.respondent import check_design
 from hiremeornot.config import model_keys, read_yaml, validate_config
-from hiremeornot.contrasts import NEUTRAL_ROLES, Contrast, Sides, contrasts, control_contrast
+from hiremeornot.design.contrasts import NEUTRAL_ROLES, Contrast, Sides, contrasts, control_contrast
+from hiremeornot.design.prompts import check_wordings, placeholders, wordings
 from hiremeornot.errors import InputError
-from hiremeornot.names import (
+from hiremeornot.inputs.names import (
     GENDERS,
     answer_read_as,
     check_answer_words,
@@ -20,9 +22,7 @@ from hiremeornot.names import (
     read_name_list,
     same_answer,
 )
-from hiremeornot.occupations import select_occupations, shard_titles
-from hiremeornot.prompts import check_wordings, placeholders, wordings
-from hiremeornot.respondent import check_design
+from hiremeornot.inputs.occupations import select_occupations, shard_titles
 
 DOWNLOADS = "results/downloads"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from hiremeornot.backends import Request, load_backend
+from hiremeornot.asking.backends import Request, load_backend
 from hiremeornot.config import model_settings
 from tests.tiny_models import tiny_llama_chat, tiny_roberta_qa
 

@@ -1,4 +1,4 @@
-from hiremeornot.manifest import recorded_config
+from hiremeornot.provenance.manifest import recorded_config
 
 
 # What produced the numbers: code, environment, config, input hashes, model identities, counts.

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hiremeornot import plan, tables_io
 from hiremeornot.errors import InputError
-from hiremeornot.names import FORMAT_FILES, name_files
+from hiremeornot.inputs.names import FORMAT_FILES, name_files
 
 plan.find_commands_beside_this_interpreter()
 

@@ -49,7 +49,7 @@ KEYED = {"nargs": "+", "action": KeyedPaths, "metavar": "KEY=PATH"}
 
 def _contrast(text: str):
     """The ``--contrast`` JSON ({a: group, b: group, held: [...]}) as a Contrast."""
-    from hiremeornot.contrasts import Contrast
+    from hiremeornot.design.contrasts import Contrast
 
     return Contrast.from_dict(json.loads(text))
 
@@ -415,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     args = _parser().parse_args(argv)
     start = time.monotonic()
-    from hiremeornot.backends.base import BackendError
+    from hiremeornot.asking.backends.base import BackendError
 
     try:
         command = getattr(importlib.import_module(f"hiremeornot.cli.{args.module}"), args.function)

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import logging
 
-from hiremeornot import (
-    answer_space,
-    metrics,
-)
-from hiremeornot.steps import write_granted
+from hiremeornot.analysis import answer_space, metrics
+from hiremeornot.asking.steps import write_granted
 from hiremeornot.tables_io import (
     read_table,
     read_tables,

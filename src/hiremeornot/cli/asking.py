@@ -6,17 +6,14 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from hiremeornot import (
-    drift,
-    manifest,
-    report,
-    validity,
-)
-from hiremeornot.backends import load_backend, model_identity
+from hiremeornot.analysis import validity
+from hiremeornot.asking.backends import load_backend, model_identity
+from hiremeornot.asking.steps import run_step
 from hiremeornot.config import load_config
 from hiremeornot.errors import InputError
-from hiremeornot.steps import run_step
+from hiremeornot.provenance import drift, manifest
 from hiremeornot.tables_io import read_table, stamp_table, step_table_parts, write_table
+from hiremeornot.writing import report
 
 log = logging.getLogger("hiremeornot")
 LAYOUT = "<model>/<step>/<wording>/shard-<i>.parquet"

@@ -5,21 +5,18 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from hiremeornot import (
-    compare,
-    figures,
-    manifest,
-    report,
-)
+from hiremeornot.analysis import compare
 from hiremeornot.config import load_config
-from hiremeornot.contrasts import (
+from hiremeornot.design.contrasts import (
     GENDER_CONTRAST,
     Contrast,
 )
 from hiremeornot.errors import InputError
+from hiremeornot.provenance import manifest
 from hiremeornot.tables_io import (
     write_table,
 )
+from hiremeornot.writing import figures, report
 
 log = logging.getLogger("hiremeornot")
 

@@ -5,21 +5,16 @@ from __future__ import annotations
 
 import logging
 
-from hiremeornot import (
-    download,
-    manifest,
-    names,
-    occupations,
-    onet,
-)
-from hiremeornot.backends import gguf_cache
-from hiremeornot.backends.location import locate_model
-from hiremeornot.contrasts import (
+from hiremeornot.asking.backends import gguf_cache
+from hiremeornot.asking.backends.location import locate_model
+from hiremeornot.design.contrasts import (
     contrast_pairs,
     control_pairs,
     list_capacity,
 )
-from hiremeornot.dataset import build_instances
+from hiremeornot.design.dataset import build_instances
+from hiremeornot.inputs import download, names, occupations, onet
+from hiremeornot.provenance import manifest
 from hiremeornot.tables_io import read_table, write_table
 
 log = logging.getLogger("hiremeornot")

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from hiremeornot import (
-    export,
-    manifest,
-)
+from hiremeornot.provenance import export, manifest
 
 log = logging.getLogger("hiremeornot")
 

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import logging
 
-from hiremeornot import (
-    calibration,
-    calibration_report,
-    figures,
-    report,
-    truth,
-)
-from hiremeornot.respondent import Respondent
+from hiremeornot.analysis import calibration, truth
+from hiremeornot.asking.respondent import Respondent
 from hiremeornot.tables_io import (
     read_table,
     write_table,
 )
+from hiremeornot.writing import calibration as calibration_report
+from hiremeornot.writing import figures, report
 
 log = logging.getLogger("hiremeornot")
 

@@ -3,7 +3,8 @@ group's selections for the impact ratios. No figures or prose."""
 
 from __future__ import annotations
 
-from hiremeornot import impact, names, pooled, stats
+from hiremeornot.analysis import impact, pooled, stats
+from hiremeornot.inputs import names
 from hiremeornot.tables_io import read_table, read_tables, write_table
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from hiremeornot import (
-    store_maintenance,
-)
+from hiremeornot.asking import store_maintenance
 from hiremeornot.config import load_config
 from hiremeornot.errors import InputError
 

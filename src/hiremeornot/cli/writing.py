@@ -6,30 +6,22 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from hiremeornot import (
-    estimate,
-    figures,
-    impact,
-    manifest,
-    names,
-    overview,
-    plan,
-    power,
-    report,
-    stats,
-    validity,
-    wordings,
-)
-from hiremeornot.contrasts import (
+from hiremeornot import plan
+from hiremeornot.analysis import impact, power, stats, validity, wordings
+from hiremeornot.design import estimate
+from hiremeornot.design.contrasts import (
     Contrast,
 )
-from hiremeornot.dataset import instance_order
+from hiremeornot.design.dataset import instance_order
 from hiremeornot.errors import InputError
+from hiremeornot.inputs import names
+from hiremeornot.provenance import manifest
 from hiremeornot.tables_io import (
     read_table,
     read_tables,
     write_table,
 )
+from hiremeornot.writing import figures, overview, report
 
 log = logging.getLogger("hiremeornot")
 

@@ -1,0 +1,428 @@
+"""Known-answer calibration: many simulated audits of one design, every estimate against its truth.
+
+Each audit draws fresh name effects and fresh answers from the respondent (respondent.py) for
+every question of the design (Step 1 shared across occupations as the workflow shares it, Q1
+given the attributes Step 1 granted, Q2 and Q3), builds the step tables the workflow writes,
+and runs the published code on them: metrics.instance_outcomes, stats.occupation_statistics
+(once per reading of the difference), impact.impact_ratios, the pooled mixed-effects model
+(pooled.py; its verdict: "differs" where it flags an effect) and, against a second
+respondent on the same names, compare.paired_changes. Its intervals and verdicts are then set
+against the planted truth (truth.py), which never looks at the draws. All in one process: no
+Snakemake run, no prompt text, no store.
+
+``calibrate`` returns one row per audit, occupation and published interval (CHECK_COLUMNS) and
+one per audit, occupation and reading with the verdict (VERDICT_COLUMNS); ``coverage`` and
+``verdict_rates`` summarise them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from hiremeornot.analysis import compare, impact, metrics, pooled, stats
+from hiremeornot.analysis.truth import Design, planted_truth
+from hiremeornot.asking.respondent import QUESTIONS, Respondent
+from hiremeornot.design.contrasts import NEUTRAL_ROLES
+from hiremeornot.design.questions import STEP1_KEY, step1_rows
+
+CHECK_COLUMNS = ["audit", "occupation", "quantity", "estimate", "low", "high", "truth"]
+VERDICT_COLUMNS = ["audit", "occupation", "reading", "difference", "truth", "verdict"]
+COVERAGE_COLUMNS = [
+    "quantity",
+    "checks",
+    "coverage",
+    "coverage_low",
+    "coverage_high",
+    "bias",
+    "rmse",
+    "mean_width",
+]
+
+
+class AuditSimulator:
+    """Draws whole audits of a design from a respondent, as step tables (vectorised)."""
+
+    def __init__(self, respondent: Respondent, design: Design):
+        self.respondent, self.design = respondent, design
+        sides, instances = design.sides, design.instances
+        self.names = pd.Index(pd.unique(instances[list(sides.labels)].to_numpy().ravel()))
+        rows = step1_rows(instances, design.attributes, sides)
+        distinct = rows.drop_duplicates(STEP1_KEY).reset_index(drop=True)
+        self.step1_type = distinct["attribute_type"].to_numpy()
+        self.step1_name = self.names.get_indexer(distinct["subject"])
+        self.step1_shift = np.array(
+            [
+                respondent.shift("step1", None, "", design.groups[s])
+                for s in distinct[sides.attribute]
+            ]
+        )
+        # each (instance, subject, attribute) row's Step-1 question, and its (instance, person)
+        position = np.where(rows["subject"] == rows["name1"], 0, 1)
+        instance = pd.Index(instances["instance_id"]).get_indexer(rows["instance_id"])
+        self.row_question = pd.MultiIndex.from_frame(distinct[STEP1_KEY]).get_indexer(
+            pd.MultiIndex.from_frame(rows[STEP1_KEY])
+        )
+        self.row_person = 2 * instance + position
+        self.people = len(instances) * 2
+        self.person_name = self.names.get_indexer(
+            np.column_stack([instances["name1"], instances["name2"]]).ravel()
+        )
+        self.person_side = np.column_stack(
+            [instances[f"{sides.attribute}1"], instances[f"{sides.attribute}2"]]
+        ).ravel()
+        occupation = np.repeat(instances["occupation"].to_numpy(), 2)
+        self.shifts = {
+            (question, wording): np.array(
+                [
+                    respondent.shift(question, o, wording, design.groups[s])
+                    for o, s in zip(occupation, self.person_side, strict=True)
+                ]
+            )
+            for question in QUESTIONS
+            for wording in design.wordings
+        }
+
+    def name_effects(self, rng: np.random.Generator) -> np.ndarray:
+        """Fresh effects of the design's names (in ``names`` order)."""
+        return rng.normal(0.0, self.respondent.params["name_sd"], len(self.names))
+
+    def audit(
+        self, rng: np.random.Generator, u: np.ndarray | None = None
+    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """One audit's Step-2 and Step-3 tables (the columns the metrics read), with the name
+        effects ``u`` (fresh ones by default)."""
+        u = self.name_effects(rng) if u is None else u
+        step2, step3 = [], []
+        p_grant = self.respondent.step1_yes(self.step1_type, self.step1_shift, u[self.step1_name])
+        for wording in self.design.wordings:  # each wording asks Step 1 anew
+            granted_question = rng.random(len(p_grant)) < p_grant
+            granted = np.bincount(
+                self.row_person,
+                weights=granted_question[self.row_question],
+                minlength=self.people,
+            )
+            step2.append(self._q1(wording, granted, u[self.person_name], rng))
+            step3 += [self._choice(q, wording, u[self.person_name], rng) for q in ("q2", "q3")]
+        return pd.concat(step2, ignore_index=True), pd.concat(step3, ignore_index=True)
+
+    def _q1(self, wording: str, granted, u, rng) -> pd.DataFrame:
+        p = self.respondent.q1_yes(granted, self.shifts[("q1", wording)], u)
+        instances = self.design.instances
+        with np.errstate(divide="ignore"):
+            return pd.DataFrame(
+                {
+                    "wording": wording,
+                    "instance_id": np.repeat(instances["instance_id"].to_numpy(), 2),
+                    "occupation": np.repeat(instances["occupation"].to_numpy(), 2),
+                    "subject": np.column_stack([instances["name1"], instances["name2"]]).ravel(),
+                    self.design.sides.attribute: self.person_side,
+                    "granted": granted.astype(int),
+                    "choice": np.where(rng.random(len(p)) < p, "yes", "no"),
+                    "logprob_yes": np.log(p),
+                    "logprob_no": np.log1p(-p),
+                }
+            )
+
+    def _choice(self, question: str, wording: str, u, rng) -> pd.DataFrame:
+        utility = (self.shifts[(question, wording)] + u).reshape(-1, 2)
+        p = self.respondent.choice_probabilities(question, utility[:, 0], utility[:, 1])
+        picked = (rng.random((len(p), 1)) > np.cumsum(p, axis=1)[:, :-1]).sum(axis=1)
+        sides = self.person_side.reshape(-1, 2)
+        roles = np.column_stack([sides, np.tile(NEUTRAL_ROLES, (len(p), 1))])
+        instances = self.design.instances
+        table = pd.DataFrame(
+            {
+                "wording": wording,
+                "instance_id": instances["instance_id"].to_numpy(),
+                "occupation": instances["occupation"].to_numpy(),
+                "question": question,
+                "choice": roles[np.arange(len(p)), picked],
+            }
+        )
+        with np.errstate(divide="ignore"):
+            logp = np.log(p)
+        for side in self.design.sides.labels:
+            table[f"logprob_{side}"] = np.where(sides[:, 0] == side, logp[:, 0], logp[:, 1])
+        for i, role in enumerate(NEUTRAL_ROLES, start=2):
+            table[f"logprob_{role}"] = logp[:, i] if question == "q3" else np.nan
+        return table
+
+
+def _interval_checks(intervals: pd.DataFrame, reading: str) -> pd.DataFrame:
+    """The intervals of one reading's statistics as (occupation, quantity, estimate, low, high):
+    the difference named by its reading; Confirmation and Consistency once (reading biased)."""
+    named = intervals.assign(
+        quantity=intervals["metric"].where(
+            intervals["metric"] != "difference", f"difference_{reading}"
+        )
+    )
+    if reading != metrics.READINGS[0]:
+        named = named[named["metric"] == "difference"]
+    return named[["occupation", "quantity", "estimate", "low", "high"]]
+
+
+def _impact_checks(table: pd.DataFrame) -> pd.DataFrame:
+    """The impact table's rate and ratio intervals as (occupation, quantity, estimate, ...)."""
+    parts = []
+    for kind, columns in (
+        ("rate", ["rate", "rate_low", "rate_high"]),
+        ("ratio", ["impact_ratio", "ratio_low", "ratio_high"]),
+    ):
+        part = table[["occupation", *columns]].copy()
+        part.columns = ["occupation", "estimate", "low", "high"]
+        part.insert(1, "quantity", kind + "_" + table["question"] + "_" + table["group"])
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _change_checks(changes: pd.DataFrame, reading: str) -> pd.DataFrame:
+    """compare's paired changes as (occupation, quantity, estimate, low, high)."""
+    metric = changes["metric"].where(changes["metric"] != "difference", f"difference_{reading}")
+    named = changes.assign(quantity="change_" + metric).rename(columns={"change": "estimate"})
+    return named[["occupation", "quantity", "estimate", "low", "high"]]
+
+
+def pooled_checks(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pooled model's intervals and verdicts ("differs" where it flags the effect: BH
+    q < alpha across occupations), its reading named ``log_odds_<q>`` like its truth."""
+    named = table.assign(quantity="log_odds_" + table["question"])
+    checks = named.rename(columns={"log_odds": "estimate"})
+    verdicts = named.rename(columns={"log_odds": "difference", "quantity": "reading"}).assign(
+        verdict=np.where(named["flagged"], "differs", "inconclusive")
+    )
+    return (
+        checks[["occupation", "quantity", "estimate", "low", "high"]],
+        verdicts[["occupation", "difference", "verdict", "reading"]],
+    )
+
+
+def one_audit(
+    simulator: AuditSimulator,
+    rng: np.random.Generator,
+    report: Mapping,
+    other: AuditSimulator | None = None,
+    with_pooled: bool = True,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The published intervals (less truth) and verdicts (less truth) of one simulated audit.
+    ``report`` is the config's report section. With ``other`` (a second respondent on the same
+    design and the same names), also compare's paired changes from this one to the other;
+    ``with_pooled``: also the pooled model's (about a second an audit)."""
+    design = simulator.design
+    u = simulator.name_effects(rng)
+    step2, step3 = simulator.audit(rng, u)
+    outcomes = metrics.instance_outcomes(step2, step3, design.instances, design.sides)
+    checks, verdicts = [], []
+    for reading in metrics.READINGS:
+        intervals, tests = stats.occupation_statistics(outcomes, reading, report, design.sides)
+        checks.append(_interval_checks(intervals, reading))
+        verdicts.append(tests[["occupation", "difference", "verdict"]].assign(reading=reading))
+    names = design.instances[list(design.sides.labels)]
+    groups = {name: side for side in design.sides.labels for name in names[side]}
+    selections = impact.contrast_selections(step2, step3, design.instances, groups, design.sides)
+    table = impact.impact_ratios(
+        selections,
+        report["bootstrap_resamples"],
+        report["seed"],
+        report["impact_threshold"],
+        report["confidence"],
+    )
+    checks.append(_impact_checks(table))
+    if with_pooled:
+        model = pooled.pooled_effects(step2, step3, design.instances, design.sides, report)
+        model_checks, model_verdicts = pooled_checks(model)
+        checks.append(model_checks)
+        verdicts.append(model_verdicts)
+    if other is not None:
+        compared = metrics.instance_outcomes(*other.audit(rng, u), design.instances, design.sides)
+        values = compare.paired_outcomes(outcomes, compared, report["difference"], design.sides)
+        changes = compare.paired_changes(values, report, design.sides)
+        checks.append(_change_checks(changes, report["difference"]))
+    return pd.concat(checks, ignore_index=True), pd.concat(verdicts, ignore_index=True)
+
+
+def _truth(respondent: Respondent, design: Design) -> pd.Series:
+    """The planted truth of a design, by (occupation, quantity)."""
+    return planted_truth(respondent, design).set_index(["occupation", "quantity"])["truth"]
+
+
+def _change_truth(first: pd.Series, second: pd.Series, reading: str) -> pd.Series:
+    """The truth of compare's changes from ``first`` to ``second``."""
+    quantities = ["confirmation", "consistency", f"difference_{reading}"]
+    change = (second - first)[second.index.get_level_values("quantity").isin(quantities)]
+    return change.rename(index=lambda q: f"change_{q}", level="quantity")
+
+
+def calibrate(
+    respondent: Respondent,
+    design: Design,
+    report: Mapping,
+    audits: int,
+    seed: int,
+    progress: bool = True,
+    other: Respondent | None = None,
+    with_pooled: bool = True,
+) -> tuple[pd.DataFrame, pd.DataFrame, float]:
+    """``audits`` independent simulated audits: every interval checked (CHECK_COLUMNS), every
+    verdict (VERDICT_COLUMNS), and the seconds they took. With ``other``, compare's paired
+    changes from ``respondent`` to ``other`` (the same names in both) are checked too;
+    ``with_pooled``: the pooled model too."""
+    truth = _truth(respondent, design)
+    simulator = AuditSimulator(respondent, design)
+    compared = None if other is None else AuditSimulator(other, design)
+    if other is not None:
+        changes = _change_truth(truth, _truth(other, design), report["difference"])
+        truth = pd.concat([truth, changes])
+    rng = np.random.default_rng(seed)
+    checks, verdicts = [], []
+    start = time.monotonic()
+    for audit in tqdm(range(audits), desc="calibration audits", unit="audit", disable=not progress):
+        audit_checks, audit_verdicts = one_audit(simulator, rng, report, compared, with_pooled)
+        checks.append(audit_checks.assign(audit=audit))
+        verdicts.append(audit_verdicts.assign(audit=audit))
+    seconds = time.monotonic() - start
+    checks = pd.concat(checks, ignore_index=True)
+    checks["truth"] = truth.reindex(
+        pd.MultiIndex.from_frame(checks[["occupation", "quantity"]])
+    ).to_numpy()
+    verdicts = pd.concat(verdicts, ignore_index=True)
+    quantity = verdicts["reading"].where(
+        verdicts["reading"].str.startswith("log_odds_"), "difference_" + verdicts["reading"]
+    )
+    keys = pd.MultiIndex.from_arrays([verdicts["occupation"], quantity])
+    verdicts["truth"] = truth.reindex(keys).to_numpy()
+    return checks[CHECK_COLUMNS], verdicts[VERDICT_COLUMNS], seconds
+
+
+def coverage(checks: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Per quantity kind (the quantity less its side and occupation): the share of intervals
+    covering their truth, with a Monte-Carlo interval over audits (audits are independent,
+    occupations within one are not), bias and RMSE of the estimate, and the mean width."""
+    kinds = checks.dropna(subset=["truth", "low", "high"]).assign(
+        covered=lambda t: (t["low"] <= t["truth"] + 1e-12) & (t["truth"] - 1e-12 <= t["high"]),
+        error=lambda t: t["estimate"] - t["truth"],
+        width=lambda t: t["high"] - t["low"],
+    )
+    rows = []
+    z = _z(confidence)
+    for quantity, rows_of in kinds.groupby("quantity", sort=False):
+        per_audit = rows_of.groupby("audit")["covered"].mean()
+        share = per_audit.mean()
+        half = z * per_audit.std(ddof=1) / np.sqrt(len(per_audit)) if len(per_audit) > 1 else np.nan
+        rows.append(
+            (
+                quantity,
+                len(rows_of),
+                share,
+                max(0.0, share - half),
+                min(1.0, share + half),
+                rows_of["error"].mean(),
+                float(np.sqrt((rows_of["error"] ** 2).mean())),
+                rows_of["width"].mean(),
+            )
+        )
+    return pd.DataFrame(rows, columns=COVERAGE_COLUMNS)
+
+
+def _z(confidence: float) -> float:
+    from scipy.stats import norm
+
+    return float(norm.ppf((1 + confidence) / 2))
+
+
+def verdict_rates(
+    verdicts: pd.DataFrame, margin: float, null_tolerance: float = 1e-9
+) -> pd.DataFrame:
+    """Per reading and planted truth: how often each verdict was given. ``null`` rows (|truth|
+    below ``null_tolerance``) give the false-positive rate; the FDR is the mean over audits of
+    the share of false "differs" among an audit's "differs"."""
+    table = verdicts.assign(
+        null=verdicts["truth"].abs() < null_tolerance,
+        differs=verdicts["verdict"] == "differs",
+        equivalent=verdicts["verdict"] == "equivalent",
+        beyond_margin=verdicts["truth"].abs() > margin,
+    )
+    rows = []
+    rounded = table["truth"].round(4) + 0.0  # no "-0"
+    for (reading, truth), group in table.groupby(["reading", rounded], sort=False):
+        rows.append(
+            {
+                "reading": reading,
+                "truth": truth,
+                "null": bool(group["null"].all()),
+                "checks": len(group),
+                "differs": group["differs"].mean(),
+                "equivalent": group["equivalent"].mean(),
+                "inconclusive": (group["verdict"] == "inconclusive").mean(),
+            }
+        )
+    rates = pd.DataFrame(rows)
+    fdr = (
+        table.groupby(["reading", "audit"])
+        .apply(
+            lambda g: (g["differs"] & g["null"]).sum() / max(1, g["differs"].sum()),
+            include_groups=False,
+        )
+        .groupby("reading")
+        .mean()
+    )
+    rates["fdr"] = rates["reading"].map(fdr)
+    return rates
+
+
+def synthetic_design(
+    occupations: Sequence[str],
+    names: int,
+    per_type: int = 5,
+    both_orders: bool = True,
+    wordings: Sequence[str] = ("paper",),
+) -> Design:
+    """A gender design of ``names`` female and ``names`` male names (F01.., M01..), every pair,
+    in both listing orders (or female first only), each occupation with ``per_type`` attributes
+    of each type, asked in ``wordings``: what the calibration needs of a design, without the
+    data."""
+    from hiremeornot.design.contrasts import GENDER
+    from hiremeornot.design.dataset import build_instances
+    from hiremeornot.inputs.onet import ATTRIBUTE_FILES
+
+    codes = [f"00-{i:04d}.00" for i in range(len(occupations))]
+    table = pd.DataFrame({"title": list(occupations), "soc_code": codes})
+    pairs = pd.DataFrame(
+        [
+            (f"F{i:02d}-M{j:02d}", f"F{i:02d}", f"M{j:02d}")
+            for i in range(1, names + 1)
+            for j in range(1, names + 1)
+        ],
+        columns=["pair_id", "female", "male"],
+    )
+    orders = list(GENDER.orders) if both_orders else [GENDER.orders[0]]
+    attributes = pd.DataFrame(
+        [
+            (code, kind, f"{kind[0]}{k}.{code}", f"{kind} {k}")
+            for code in codes
+            for kind in ATTRIBUTE_FILES
+            for k in range(per_type)
+        ],
+        columns=["soc_code", "attribute_type", "element_id", "attribute"],
+    ).assign(description="")
+    groups = {"female": {"gender": "female"}, "male": {"gender": "male"}}
+    instances = build_instances(table, pairs, orders, GENDER)
+    return Design(instances, attributes, GENDER, groups, list(wordings))
+
+
+def position_residue(respondent: Respondent, design: Design) -> pd.DataFrame:
+    """Per reading, pooled over occupations: the order-balanced truth with the planted position
+    effect, with none, and what is left of position (their difference)."""
+    quiet = Respondent({**respondent.params, "position": 0.0})
+    truths = {}
+    for label, which in (("with_position", respondent), ("without_position", quiet)):
+        truth = planted_truth(which, design)
+        pooled = truth[truth["occupation"] == stats.ALL_OCCUPATIONS].set_index("quantity")["truth"]
+        truths[label] = pooled[[f"difference_{r}" for r in metrics.READINGS]]
+    table = pd.DataFrame(truths)
+    table["left_of_position"] = table["with_position"] - table["without_position"]
+    return table.rename_axis("quantity").reset_index()

@@ -1,0 +1,556 @@
+"""Compare two runs: two models of one config, or two runs (result folders) of one model.
+
+Questions are matched by what was asked, never by row order:
+
+- Step 1 by its prompt and answer space (and wording): the same text asked of both runs;
+- Steps 2 and 3 by instance and subject (Q1) or question (Q2, Q3), and wording. Their prompts
+  state each run's own Step-1 answers (f_A), so two models that granted different attributes
+  were asked different texts: such a question is *changed through Step 1*, never counted as a
+  flip. A Step-2/3 prompt that differs although Step 1 granted the same attributes in both runs
+  means other templates: the runs are refused, as are runs whose questions or answer spaces
+  differ.
+
+A *flip* is an identical question (same prompt and answer space) answered differently. Per
+occupation, the change B - A of Confirmation, Consistency and the difference is tested on the
+per-instance paired differences with the crossed name bootstrap of stats.py (instances sharing
+a name are not independent), BH-corrected across occupations per metric. See docs/compare.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hiremeornot.analysis.metrics import signed_readings
+from hiremeornot.analysis.stats import (
+    METRICS,
+    _stream,
+    difference_p_value,
+    name_bootstrap,
+    name_count_columns,
+    q_values,
+)
+from hiremeornot.design.contrasts import Sides
+from hiremeornot.design.questions import STEP1_KEY
+from hiremeornot.errors import InputError
+from hiremeornot.tables_io import model_step_tables, read_table, step_table_parts
+
+QUESTIONS = (("step1", "attribute"), ("step2", "q1"), ("step3", "q2"), ("step3", "q3"))
+METRIC_RANGE = {"confirmation": (-1.0, 1.0), "consistency": (-1.0, 1.0), "difference": (-2.0, 2.0)}
+SLOT = ["step", "question", "slot"]
+QUESTION_COLUMNS = [*SLOT, "wording", "instance_id", "occupation", "prompt", "space"]
+QUESTION_COLUMNS += ["answer", "choice", "step1"]
+
+
+def change_columns(sides: Sides) -> list[str]:
+    """The columns of the per-occupation changes (``female_names``: the names of a side)."""
+    return [
+        "occupation",
+        "metric",
+        "n",
+        "mean_a",
+        "mean_b",
+        "change",
+        "low",
+        "high",
+        *name_count_columns(sides),
+        "smallest_p",
+        "p_value",
+        "q_value",
+        "significant",
+    ]
+
+
+FLIP_COLUMNS = [
+    "step",
+    "question",
+    "questions",
+    "identical",
+    "flipped",
+    "flipped_share",
+    "transitions",
+    "through_step1",
+    "changed_through_step1",
+]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of one model: its questions (one row per question slot) and its outcomes."""
+
+    label: str
+    questions: pd.DataFrame  # QUESTION_COLUMNS
+    outcomes: pd.DataFrame  # results/<model>/outcomes.tsv, with a wording column
+    sides: Sides  # the contrast's sides (runs A and B are not its sides A and B)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What changed from run A to run B."""
+
+    a: str
+    b: str
+    matched: pd.DataFrame  # every matched question, A's and B's answers side by side
+    flips: pd.DataFrame  # FLIP_COLUMNS, per step and question, then "all"
+    changes: pd.DataFrame  # change_columns, per occupation and metric
+    reading: str
+    alpha: float
+    confidence: float
+    sides: Sides
+
+
+def _wording(table: pd.DataFrame) -> pd.Series:
+    """The table's wording per row ("" for tables written before wordings existed)."""
+    if "wording" in table:
+        return table["wording"].fillna("").astype(str)
+    return pd.Series("", index=table.index)
+
+
+def _space(choices: Any) -> str:
+    return json.dumps([str(choice) for choice in choices], ensure_ascii=False)
+
+
+def _one_line(text: str, width: int = 90) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."
+
+
+def granted_signatures(granted: pd.DataFrame, sides: Sides) -> dict[tuple[str, str, str], str]:
+    """Per (wording, instance, side): the attributes Step 1 granted, as one string."""
+    key = ["wording", "instance_id", sides.attribute]
+    yes = granted.assign(wording=_wording(granted))
+    yes = yes[yes["choice"] == "yes"]
+    joined = yes.groupby(key)["element_id"].agg(lambda ids: ",".join(sorted(ids)))
+    keys = granted.assign(wording=_wording(granted))[key]
+    return {
+        key: joined.get(key, "")
+        for key in keys.drop_duplicates().itertuples(index=False, name=None)
+    }
+
+
+def question_table(
+    tables: Sequence[Path],
+    outcomes: pd.DataFrame,
+    granted: pd.DataFrame,
+    sides: Sides,
+) -> pd.DataFrame:
+    """One row per question slot of a run (QUESTION_COLUMNS).
+
+    Only the questions of the run's current plan count: Step 1 those whose key (and wording)
+    ``granted`` joins, Steps 2-3 those of the instances (and wordings) in ``outcomes``, so that
+    tables left over from an earlier design are ignored. A slot found twice must read and be
+    answered the same.
+    """
+    granted = granted.assign(wording=_wording(granted))
+    plan1 = granted[["wording", *STEP1_KEY]].drop_duplicates()
+    plan23 = outcomes.assign(wording=_wording(outcomes))[["wording", "instance_id"]]
+    signatures = granted_signatures(granted, sides)
+    side = sides.attribute
+    parts = []
+    for path in tables:
+        step = step_table_parts(path)[1]
+        table = read_table(path)
+        if "choices" not in table:
+            raise InputError(
+                f"{path}: no choices column (a table written before it existed); run the step "
+                "again to compare it"
+            )
+        table = table.assign(wording=_wording(table))
+        if step == "step1":
+            table = table.merge(plan1, on=["wording", *STEP1_KEY])
+            question, slot = "attribute", table["prompt"]
+            instance, occupation, step1 = "", "", ""
+        else:
+            table = table.merge(plan23, on=["wording", "instance_id"])
+            instance, occupation = table["instance_id"], table["occupation"]
+            if step == "step2":
+                question, slot = "q1", table["instance_id"] + "|" + table[side]
+                step1 = [
+                    signatures.get((w, i, g), "")
+                    for w, i, g in zip(table["wording"], instance, table[side], strict=True)
+                ]
+            else:
+                question, slot = table["question"], table["instance_id"]
+                step1 = [
+                    "/".join(signatures.get((w, i, label), "") for label in sides.labels)
+                    for w, i in zip(table["wording"], instance, strict=True)
+                ]
+        parts.append(
+            pd.DataFrame(
+                {
+                    "step": step,
+                    "question": question,
+                    "slot": slot,
+                    "wording": table["wording"],
+                    "instance_id": instance,
+                    "occupation": occupation,
+                    "prompt": table["prompt"],
+                    "space": [_space(choices) for choices in table["choices"]],
+                    "answer": table["answer"],
+                    "choice": table["choice"],
+                    "step1": step1,
+                },
+                index=table.index,
+            )
+        )
+    if not parts:
+        raise InputError("no step tables to compare")
+    questions = pd.concat(parts, ignore_index=True)[QUESTION_COLUMNS]
+    questions["slot"] = questions["wording"] + "|" + questions["slot"]
+    conflicting = questions.groupby(SLOT, sort=False)[["prompt", "space", "answer"]].nunique()
+    conflicting = conflicting[(conflicting > 1).any(axis=1)]
+    if len(conflicting):
+        step, _, slot = conflicting.index[0]
+        raise InputError(
+            f"{len(conflicting)} question(s) appear twice with different prompts or answers "
+            f"(e.g. {step} {_one_line(slot)!r}): a step table left over from an earlier run? "
+            "Remove it, or run the workflow again"
+        )
+    return questions.drop_duplicates(SLOT, ignore_index=True)
+
+
+def load_run(
+    folder: str | Path,
+    label: str,
+    sides: Sides,
+    tables: Sequence[str | Path] | None = None,
+) -> Run:
+    """A model's run from its result folder ``results/<model>``: the step tables (``tables``,
+    or every one under the folder), ``outcomes.tsv`` and ``granted.parquet``."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(f"{folder}: no such result folder (run the audit of that model first)")
+    needed = {name: folder / name for name in ("outcomes.tsv", "granted.parquet")}
+    for path in needed.values():
+        if not path.is_file():
+            raise InputError(f"{path}: not found (run the audit of that model to the end first)")
+    paths = [Path(p) for p in tables] if tables else model_step_tables(folder)
+    if not paths:
+        raise InputError(f"{folder}: no step tables (step1/.../shard-*.parquet)")
+    outcomes = read_table(needed["outcomes.tsv"])
+    outcomes = outcomes.assign(wording=_wording(outcomes))
+    questions = question_table(paths, outcomes, read_table(needed["granted.parquet"]), sides)
+    return Run(label, questions, outcomes, sides)
+
+
+def match_questions(a: Run, b: Run) -> pd.DataFrame:
+    """A's and B's answers to every question, side by side; InputError unless both runs asked
+    the same questions (the same slots and answer spaces, and the same templates)."""
+    merged = a.questions.merge(
+        b.questions, on=SLOT, how="outer", suffixes=("_a", "_b"), indicator=True
+    )
+    only_a = merged[merged["_merge"] == "left_only"]
+    only_b = merged[merged["_merge"] == "right_only"]
+    if len(only_a) or len(only_b):
+        first = only_a.iloc[0] if len(only_a) else only_b.iloc[0]
+        prompt = first["prompt_a"] if len(only_a) else first["prompt_b"]
+        raise InputError(
+            f"{a.label} and {b.label} did not ask the same questions: {len(only_a)} of "
+            f"{a.label}'s {len(a.questions)} are not in {b.label}, {len(only_b)} of "
+            f"{b.label}'s {len(b.questions)} not in {a.label} (e.g. {first['step']} "
+            f"{_one_line(prompt)!r}); compare runs of one design (the same config's plan, "
+            "templates and answer words)"
+        )
+    both = merged.drop(columns="_merge")
+    spaces = both[both["space_a"] != both["space_b"]]
+    if len(spaces):
+        first = spaces.iloc[0]
+        raise InputError(
+            f"{len(spaces)} question(s) offer other answers in {a.label} than in {b.label} "
+            f"(e.g. {first['step']} {_one_line(first['prompt_a'], 60)!r}: {first['space_a']} vs "
+            f"{first['space_b']}); compare runs with the same answer words and names"
+        )
+    same_prompt = both["prompt_a"] == both["prompt_b"]
+    template = both[~same_prompt & (both["step1_a"] == both["step1_b"])]
+    if len(template):
+        first = template.iloc[0]
+        raise InputError(
+            f"{len(template)} question(s) read differently in {a.label} and {b.label} although "
+            f"Step 1 granted the same attributes (e.g. {first['step']} "
+            f"{_one_line(first['prompt_a'], 60)!r} vs {_one_line(first['prompt_b'], 60)!r}): "
+            "the runs used other templates; compare runs of one design"
+        )
+    both["identical"] = same_prompt
+    both["changed"] = both["answer_a"] != both["answer_b"]
+    both["flipped"] = both["identical"] & both["changed"]
+    return both.rename(
+        columns={
+            "instance_id_a": "instance_id",
+            "occupation_a": "occupation",
+            "wording_a": "wording",
+        }
+    )
+
+
+def _transitions(rows: pd.DataFrame) -> str:
+    counts = (rows["choice_a"] + "->" + rows["choice_b"]).value_counts()
+    return ", ".join(f"{change} {count}" for change, count in sorted(counts.items()))
+
+
+def flip_counts(matched: pd.DataFrame) -> pd.DataFrame:
+    """Per step and question, then for all: the questions, how many were identical in both runs
+    and how many of those flipped (and how: role -> role), how many differed through Step 1
+    and how many of those were answered otherwise."""
+    groups = [
+        (step, question, matched[(matched["step"] == step) & (matched["question"] == question)])
+        for step, question in QUESTIONS
+    ]
+    groups.append(("all", "all", matched))
+    rows = []
+    for step, question, rows_of in groups:
+        identical = int(rows_of["identical"].sum())
+        flipped = rows_of[rows_of["flipped"]]
+        through = rows_of[~rows_of["identical"]]
+        rows.append(
+            {
+                "step": step,
+                "question": question,
+                "questions": len(rows_of),
+                "identical": identical,
+                "flipped": len(flipped),
+                "flipped_share": len(flipped) / identical if identical else float("nan"),
+                "transitions": _transitions(flipped) if step != "all" else "",
+                "through_step1": len(through),
+                "changed_through_step1": int(through["changed"].sum()),
+            }
+        )
+    return pd.DataFrame(rows, columns=FLIP_COLUMNS)
+
+
+def paired_values(a: Run, b: Run, reading: str) -> pd.DataFrame:
+    """Per instance (and wording) of both runs: its occupation, names, wording and each metric's
+    per-instance value in A and in B (confirmed, consistent, the ``reading`` of the difference)."""
+    return paired_outcomes(a.outcomes, b.outcomes, reading, a.sides, (a.label, b.label))
+
+
+def paired_outcomes(
+    outcomes_a: pd.DataFrame,
+    outcomes_b: pd.DataFrame,
+    reading: str,
+    sides: Sides,
+    labels: tuple[str, str] = ("A", "B"),
+) -> pd.DataFrame:
+    """paired_values of two outcomes tables (metrics.instance_outcomes) of one design;
+    ``labels`` name the runs in errors."""
+    keys = ["wording", "instance_id"]
+    first, second = (o.sort_values(keys, ignore_index=True) for o in (outcomes_a, outcomes_b))
+    if not first[keys].equals(second[keys]):
+        missing = set(first["instance_id"]) ^ set(second["instance_id"])
+        example = sorted(missing)[0] if missing else first.loc[0, "instance_id"]
+        raise InputError(
+            f"{labels[0]} and {labels[1]} have outcomes of different instances (e.g. "
+            f"{example!r}); compare runs of one design"
+        )
+    for column in ("occupation", *sides.labels, "order"):
+        differ = first[first[column] != second[column]]
+        if len(differ):
+            raise InputError(
+                f"instance {differ.iloc[0]['instance_id']!r} has another {column} in "
+                f"{labels[1]} than in {labels[0]}"
+            )
+    values = first[["occupation", *sides.labels, "wording"]].copy()
+    for run, outcomes in (("a", first), ("b", second)):
+        values[f"confirmation_{run}"] = outcomes["confirmed"].astype(float)
+        values[f"consistency_{run}"] = outcomes["consistent"].astype(float)
+        values[f"difference_{run}"] = signed_readings(outcomes, sides)[reading]
+    return values
+
+
+def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sides) -> pd.DataFrame:
+    """Per occupation and metric: A's and B's means, the change B - A with its interval, and
+    the test of no change.
+
+    The interval and test come from the crossed name bootstrap of the per-instance differences
+    (stats.name_bootstrap: female and male names, and wordings where several ran, resampled
+    independently), the p-value never below the floor the test sets (stats.smallest_p); q-values are
+    Benjamini-Hochberg across occupations, per metric. ``settings`` is the config's ``report``
+    section (bootstrap_resamples, confidence, alpha, seed).
+    """
+    deltas = values.assign(**{f"d_{m}": values[f"{m}_b"] - values[f"{m}_a"] for m in METRICS})
+    columns = [f"d_{m}" for m in METRICS]
+    lowest = np.array([METRIC_RANGE[m][0] for m in METRICS])
+    highest = np.array([METRIC_RANGE[m][1] for m in METRICS])
+    rows = []
+    for occupation, group in deltas.groupby("occupation", sort=False):
+        boot = name_bootstrap(
+            group,
+            columns,
+            settings["bootstrap_resamples"],
+            _stream(settings["seed"], f"compare|{occupation}"),
+            sides,
+        )
+        low, high = boot.interval(settings["confidence"], lowest, highest)
+        floor = boot.floor
+        for i, metric in enumerate(METRICS):
+            rows.append(
+                {
+                    "occupation": occupation,
+                    "metric": metric,
+                    "n": len(group),
+                    "mean_a": group[f"{metric}_a"].mean(),
+                    "mean_b": group[f"{metric}_b"].mean(),
+                    "change": boot.estimate[i],
+                    "low": low[i],
+                    "high": high[i],
+                    f"{sides.a}_names": boot.a_names,
+                    f"{sides.b}_names": boot.b_names,
+                    "smallest_p": floor,
+                    "p_value": difference_p_value(boot.estimate[i], boot.se[i], boot.df, floor),
+                }
+            )
+    table = pd.DataFrame(rows)
+    table["q_value"] = table.groupby("metric", sort=False)["p_value"].transform(q_values)
+    table["significant"] = table["q_value"] < settings["alpha"]
+    return table[change_columns(sides)]
+
+
+def compare(a: Run, b: Run, settings: Mapping[str, Any]) -> Comparison:
+    """Match the two runs' questions (or refuse), count the flips, test the changes."""
+    if a.sides != b.sides:
+        raise InputError(f"{a.label} and {b.label} audit different contrasts")
+    matched = match_questions(a, b)
+    values = paired_values(a, b, settings["difference"])
+    return Comparison(
+        a=a.label,
+        b=b.label,
+        matched=matched,
+        flips=flip_counts(matched),
+        changes=paired_changes(values, settings, a.sides),
+        reading=settings["difference"],
+        alpha=settings["alpha"],
+        confidence=settings["confidence"],
+        sides=a.sides,
+    )
+
+
+def changed_questions(comparison: Comparison) -> pd.DataFrame:
+    """Every matched question answered otherwise in B than in A, flips first."""
+    rows = comparison.matched[comparison.matched["changed"]]
+    columns = ["step", "question", "wording", "occupation", "instance_id", "identical"]
+    columns += ["choice_a", "choice_b", "answer_a", "answer_b", "prompt_a", "prompt_b"]
+    return rows.sort_values(["identical", "step", "question"], ascending=[False, True, True])[
+        columns
+    ].reset_index(drop=True)
+
+
+def _percent(share: float) -> str:
+    return "n/a" if share != share else f"{share:.1%}"
+
+
+def summary_paragraph(comparison: Comparison) -> str:
+    """What changed from A to B, and what can and cannot be concluded, in words."""
+    c = comparison
+    total = c.flips[c.flips["step"] == "all"].iloc[0]
+    step1 = c.flips[c.flips["step"] == "step1"].iloc[0]
+    later = c.flips[c.flips["step"].isin(["step2", "step3"])]
+    identical_later = int(later["identical"].sum())
+    flipped_later = int(later["flipped"].sum())
+    through = int(later["through_step1"].sum())
+    changed_through = int(later["changed_through_step1"].sum())
+    significant = c.changes[c.changes["significant"]]
+    floor = float(c.changes["smallest_p"].min()) if len(c.changes) else 1.0
+    parts = [
+        f"**{c.b}** against **{c.a}**: both asked the same {total['questions']} questions "
+        f"(matched by prompt and answer space, Steps 2-3 by instance and question). Of the "
+        f"{total['identical']} questions whose text was identical in both, "
+        f"**{total['flipped']} flipped** ({_percent(total['flipped_share'])}): "
+        f"{step1['flipped']} of {step1['identical']} in Step 1 and {flipped_later} of "
+        f"{identical_later} in Steps 2-3."
+    ]
+    if through:
+        parts.append(
+            f"{through} Step-2/3 questions read differently because Step 1 granted other "
+            f"attributes; {changed_through} of them were answered otherwise (a consequence of "
+            "Step 1, not counted as flips)."
+        )
+    named = ", ".join(f"{r.metric} of {r.occupation}" for r in significant.itertuples())
+    parts.append(
+        f"Per occupation, the change B - A in Confirmation, Consistency and the difference "
+        f"(reading `{c.reading}`) has a {c.confidence:.0%} interval from the crossed bootstrap "
+        f"over names; {len(significant)} of {len(c.changes)} tests are significant after "
+        f"Benjamini-Hochberg across occupations (q < {c.alpha}){': ' + named if named else ''}."
+    )
+    if floor >= c.alpha:
+        parts.append(
+            f"With so few names (or wordings) no p-value can go below {floor:.3g}, so **no "
+            "change can be significant in this design, however large**: run more name pairs "
+            "to test changes."
+        )
+    parts.append(
+        "Flips say that the model answered the same text otherwise; they can be sampling noise "
+        "where either run samples its answers (temperature above 0, or a server that is not "
+        "deterministic: `hiremeornot drift` measures how often a re-asked question changes). A "
+        "change that is not significant is not shown to be absent: the interval says how large "
+        "it may be. The comparison covers these names, occupations and one wording each; it "
+        "says nothing about why the runs differ."
+    )
+    return " ".join(parts)
+
+
+def markdown(comparison: Comparison, examples: int = 10) -> str:
+    """The report: the summary in words, the flips, the per-occupation changes."""
+    from hiremeornot.writing.report import markdown_table
+
+    c = comparison
+    flips = c.flips.assign(flipped_share=[_percent(s) for s in c.flips["flipped_share"]])
+    changes = c.changes.assign(
+        interval=[
+            f"[{lo:+.3f}, {hi:+.3f}]"
+            for lo, hi in zip(c.changes["low"], c.changes["high"], strict=True)
+        ]
+    )[
+        [
+            "metric",
+            "occupation",
+            "n",
+            "mean_a",
+            "mean_b",
+            "change",
+            "interval",
+            "p_value",
+            "q_value",
+            "significant",
+        ]
+    ]
+    changes = changes.rename(columns={"mean_a": f"{c.a}", "mean_b": f"{c.b}"})
+    changed = changed_questions(c)
+    shown = changed[changed["identical"]].head(examples)
+    lines = [
+        f"# {c.b} against {c.a}",
+        "",
+        summary_paragraph(c),
+        "",
+        "## Flipped answers",
+        "",
+        "`identical`: questions whose prompt and answer space were the same in both runs; "
+        "`flipped`: those answered otherwise (`transitions`: A's role -> B's role); "
+        "`through_step1`: Step-2/3 questions whose text differs because Step 1 granted other "
+        "attributes, and how many of them were answered otherwise.",
+        "",
+        markdown_table(flips),
+        "## Changes per occupation (B - A)",
+        "",
+        f"Means over instances; the interval ({c.confidence:.0%}) and the p-value come from the "
+        "crossed name bootstrap of the paired per-instance differences, q-values are "
+        "Benjamini-Hochberg across occupations per metric. Confirmation: higher is better; "
+        f"Consistency: lower is better; the difference: > 0 favours {c.sides.a_words} subjects.",
+        "",
+        markdown_table(changes),
+    ]
+    if len(shown):
+        lines += [
+            f"## Flipped questions ({len(shown)} of {int(changed['identical'].sum())})",
+            "",
+            markdown_table(
+                shown[["step", "question", "choice_a", "choice_b", "prompt_a"]]
+                .assign(prompt_a=[_one_line(p, 120) for p in shown["prompt_a"]])
+                .rename(columns={"prompt_a": "prompt"})
+            ),
+        ]
+    return "\n".join(lines)

@@ -1,0 +1,68 @@
+"""Answer requests from the store when possible and from the model otherwise."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tqdm import tqdm
+
+from hiremeornot.asking.backends.base import Backend, PartialBatchError, Request, Response
+from hiremeornot.asking.store import ResponseStore, request_key
+
+
+@dataclass
+class AskSummary:
+    """What one job asked: distinct questions, how many went to the model, how long it took."""
+
+    questions: int
+    asked: int
+    from_store: int
+    seconds: float
+
+    def line(self, label: str) -> str:
+        return (
+            f"{label}: {self.questions} distinct questions, {self.asked} asked of the model, "
+            f"{self.from_store} answered from the store, {self.seconds:.1f} s"
+        )
+
+
+def ask(
+    requests: Sequence[Request],
+    store: ResponseStore,
+    identity: dict,
+    load_backend: Callable[[], Backend],
+    label: str = "questions",
+) -> tuple[list[Response], AskSummary]:
+    """Responses for ``requests`` (in order); the backend is loaded only if the store misses."""
+    start = time.monotonic()
+    unique = list(dict.fromkeys(requests))
+    keys = {request: request_key(identity, request) for request in unique}
+    known = store.get(keys.values())
+    # sorted by prompt, so that a batch shares long prefixes and similar lengths
+    missing = sorted((r for r in unique if keys[r] not in known), key=lambda r: r.prompt)
+    answered = {request: known[keys[request]] for request in unique if keys[request] in known}
+    if missing:
+        store.writer()  # a store that cannot keep the answers fails before any is asked
+        backend = load_backend()
+        backend.preflight(missing)
+        progress = tqdm(total=len(missing), desc=label, unit="q", mininterval=2.0)
+        for begin in range(0, len(missing), backend.batch_size):
+            batch = missing[begin : begin + backend.batch_size]
+            try:
+                responses = backend.answer(batch)
+            except PartialBatchError as error:  # keep what was obtained, then fail
+                store.put((keys[batch[i]], batch[i], r) for i, r in error.answered.items())
+                raise
+            store.put((keys[r], r, response) for r, response in zip(batch, responses, strict=True))
+            answered.update(zip(batch, responses, strict=True))
+            progress.update(len(batch))
+        progress.close()
+    summary = AskSummary(
+        questions=len(unique),
+        asked=len(missing),
+        from_store=len(unique) - len(missing),
+        seconds=time.monotonic() - start,
+    )
+    return [answered[request] for request in requests], summary

@@ -1,0 +1,77 @@
+"""The size and estimated cost of the questions a paid API is about to be asked.
+
+Tokens are estimated without the model's tokenizer (about four characters a token, plus the
+chat format's overhead per message), so the figures are approximate; the cost uses the prices
+configured in ``price_per_million_tokens`` (none: tokens only).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hiremeornot.asking.backends.base import Request, chat_messages
+from hiremeornot.asking.backends.openai.settings import OpenAISettings
+from hiremeornot.config import model_settings
+
+CHARS_PER_TOKEN = 4
+TOKENS_PER_MESSAGE = 4  # role and separators of the chat format
+TOKENS_PER_CHOICE = 2  # an answer-space entry in the constraint (enum, bias, grammar)
+JSON_TOKENS = 8  # the {"answer": ...} object around the answer of json_schema and tool
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """What a run will send: requests, tokens in and out, and the cost if prices are known."""
+
+    model: str
+    requests: int
+    input_tokens: int
+    output_tokens: int
+    usd: float | None
+
+    def line(self) -> str:
+        cost = (
+            f"estimated cost ${self.usd:,.2f}"
+            if self.usd is not None
+            else "cost unknown (set price_per_million_tokens)"
+        )
+        return (
+            f"{self.model}: {self.requests:,} requests to send, about {self.input_tokens:,} input "
+            f"and {self.output_tokens:,} output tokens, {cost}"
+        )
+
+
+def input_tokens(request: Request, system_prompt: str | None) -> int:
+    messages = chat_messages(system_prompt, request.prompt)
+    text = sum(math.ceil(len(m["content"]) / CHARS_PER_TOKEN) for m in messages)
+    return text + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_CHOICE * len(request.choices)
+
+
+def output_tokens(request: Request, constraint: str) -> int:
+    """About how many tokens the reply takes under ``constraint``."""
+    if constraint == "logit_bias":
+        return 1
+    longest = math.ceil(max(len(choice) for choice in request.choices) / CHARS_PER_TOKEN) + 1
+    return longest + (JSON_TOKENS if constraint in ("json_schema", "tool") else 0)
+
+
+def cost_estimate(
+    requests: Sequence[Request], settings: OpenAISettings | Mapping[str, Any]
+) -> CostEstimate:
+    """The estimate for ``requests`` asked of the model of ``settings``.
+
+    ``settings``: the backend's, or one openai model's settings as in the config (validated
+    here, so that keys left out take the schema's defaults).
+    """
+    if not isinstance(settings, OpenAISettings):
+        settings = OpenAISettings.from_config(model_settings(settings))
+    tokens_in = sum(input_tokens(r, settings.system_prompt) for r in requests)
+    tokens_out = sum(output_tokens(r, settings.constraint) for r in requests)
+    prices = settings.price_per_million_tokens
+    usd = None
+    if prices:
+        usd = (tokens_in * prices["input"] + tokens_out * prices["output"]) / 1_000_000
+    return CostEstimate(settings.model, len(requests), tokens_in, tokens_out, usd)

@@ -1,0 +1,197 @@
+"""Offline vLLM on one or more GPUs, answers constrained to the choices.
+
+The weights load once per backend; each ``answer`` call is one ``LLM.chat`` over the whole batch,
+which vLLM schedules itself (prefix caching on: the system prompt and shared question stems are
+computed once). Every request is greedy (temperature 0) and constrained by
+``StructuredOutputsParams(choice=...)``. vLLM returns the ``top_logprobs`` most likely tokens at
+each generated position; ``token_logprobs.choice_logprobs`` turns them into one log-probability
+per choice. vLLM 0.33 applies the constraint's token mask to the logits before it computes
+log-probabilities, so they are the model's log-probabilities renormalized over the tokens the
+constraint allows at each step.
+
+Checked against the source of the vllm 0.33.0 wheel: ``LLM.__init__`` and ``LLM.chat``
+(vllm/entrypoints/llm.py), ``EngineArgs`` (vllm/engine/arg_utils.py), ``SamplingParams`` and
+``StructuredOutputsParams`` (vllm/sampling_params.py), ``RequestOutput`` and ``CompletionOutput``
+(vllm/outputs.py), ``Logprob`` (vllm/logprobs.py). See docs/backends/vllm.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hiremeornot.asking.backends.base import (
+    Backend,
+    BackendSettings,
+    Request,
+    Response,
+    all_or_partial,
+    chat_messages,
+)
+from hiremeornot.asking.backends.location import locate_model, model_location
+from hiremeornot.asking.backends.token_logprobs import GeneratedToken, choice_logprobs
+from hiremeornot.errors import InputError, first_line
+
+# Tokens allowed beyond the longest choice: end-of-sequence, and a choice tokenized differently
+# in context than alone. Generation stops at end-of-sequence, so a margin costs nothing.
+MARGIN_TOKENS = 4
+
+
+@dataclass(frozen=True)
+class VLLMSettings(BackendSettings):
+    """The settings the vllm backend reads (their meaning: the config schema)."""
+
+    model: str
+    revision: str | None
+    dtype: str
+    quantization: str | None
+    trust_remote_code: bool
+    top_logprobs: int
+    tensor_parallel_size: int
+    pipeline_parallel_size: int
+    distributed_executor_backend: str | None
+    gpu_memory_utilization: float
+    max_model_len: int | None
+    seed: int
+    download_dir: str | None
+    system_prompt: str | None
+    batch_size: int
+
+
+def create(settings: Mapping[str, Any], state_dir: Path | None) -> VLLMBackend:
+    """The backend of one model's validated settings (it keeps no state between runs)."""
+    _, gguf_file = model_location(settings)  # an embedded model, or a gguf_file set by hand
+    if gguf_file:
+        raise InputError(
+            f"model {settings['model']!r}: the vllm backend does not load GGUF files; "
+            "use the transformers backend"
+        )
+    return VLLMBackend(VLLMSettings.from_config(settings))
+
+
+def tokenizer(settings: Mapping[str, Any]) -> Any:
+    """The model's Hugging Face tokenizer alone (what vLLM's engine loads), without starting
+    the engine."""
+    from hiremeornot.asking.backends.torch_models import folder_tokenizer
+
+    return folder_tokenizer(settings["model"])
+
+
+def engine_arguments(settings: VLLMSettings) -> dict[str, Any]:
+    """Keyword arguments of ``vllm.LLM`` for one model's settings."""
+    model, _ = locate_model(settings.model, None)
+    return {
+        "model": model,
+        "revision": settings.revision,
+        "tensor_parallel_size": settings.tensor_parallel_size,
+        "pipeline_parallel_size": settings.pipeline_parallel_size,
+        "distributed_executor_backend": settings.distributed_executor_backend,
+        "enable_prefix_caching": True,
+        "gpu_memory_utilization": settings.gpu_memory_utilization,
+        "max_model_len": settings.max_model_len,
+        "dtype": settings.dtype,
+        "quantization": settings.quantization,
+        "seed": settings.seed,
+        "trust_remote_code": settings.trust_remote_code,
+        "download_dir": settings.download_dir,
+        # vLLM refuses requests for more log-probabilities than this
+        "max_logprobs": settings.top_logprobs,
+    }
+
+
+class VLLMBackend(Backend):
+    """A model run by vLLM's offline engine, tensor- and pipeline-parallel over GPUs."""
+
+    def __init__(self, settings: VLLMSettings):
+        arguments = engine_arguments(settings)
+        try:
+            import vllm
+            from vllm.sampling_params import StructuredOutputsParams
+        except ImportError as exc:
+            raise InputError(
+                f"model {settings.model!r}: the vllm backend needs vLLM on a GPU node "
+                f"({exc}); create the conda env envs/vllm.yaml, or pip install "
+                "'hiremeornot[vllm]' in an environment of its own"
+            ) from exc
+        self.settings = settings
+        self.batch_size = settings.batch_size
+        self.top_logprobs = settings.top_logprobs
+        self._sampling_params = vllm.SamplingParams
+        self._choice = StructuredOutputsParams
+        try:
+            self.llm = vllm.LLM(**arguments)
+        except (OSError, ValueError) as exc:  # e.g. unknown weights, max_model_len too long
+            raise InputError(
+                f"model {settings.model!r}: vLLM cannot start it: {first_line(exc)}"
+            ) from None
+        self.tokenizer = self.llm.get_tokenizer()
+
+    def max_tokens(self, choices: tuple[str, ...]) -> int:
+        """Enough new tokens for the longest choice, by the model's tokenizer, and a margin."""
+        lengths = (len(self.tokenizer.encode(c, add_special_tokens=False)) for c in choices)
+        return max(lengths) + MARGIN_TOKENS
+
+    def sampling_params(self, requests: Sequence[Request]) -> list[Any]:
+        """One greedy, choice-constrained ``SamplingParams`` per request."""
+        budgets = {choices: self.max_tokens(choices) for choices in {r.choices for r in requests}}
+        return [
+            self._sampling_params(
+                temperature=0.0,
+                max_tokens=budgets[request.choices],
+                logprobs=self.top_logprobs,
+                structured_outputs=self._choice(choice=list(request.choices)),
+            )
+            for request in requests
+        ]
+
+    def answer(self, requests: Sequence[Request]) -> list[Response]:
+        """All answers, or a PartialBatchError holding the valid ones."""
+        try:
+            outputs = self.llm.chat(
+                [chat_messages(self.settings.system_prompt, r.prompt) for r in requests],
+                sampling_params=self.sampling_params(requests),
+                use_tqdm=False,
+            )
+        except ValueError as exc:  # vLLM refuses a prompt longer than max_model_len
+            raise InputError(
+                f"model {self.settings.model!r}: vLLM refused the batch: {first_line(exc)} "
+                f"(max_model_len: {self.settings.max_model_len})"
+            ) from None
+        answered, errors = {}, []
+        for index, (request, output) in enumerate(zip(requests, outputs, strict=True)):
+            completion = output.outputs[0]
+            if completion.text in request.choices:
+                logprobs = choice_logprobs(
+                    generated_tokens(completion), request.choices, completion.text
+                )
+                answered[index] = Response(completion.text, logprobs)
+            else:
+                errors.append(
+                    f"model {self.settings.model!r} answered {completion.text!r} (finish "
+                    f"reason {completion.finish_reason}), outside the answer space "
+                    f"{list(request.choices)} of the prompt {request.prompt[:80]!r}..."
+                )
+        return all_or_partial(answered, errors, len(requests))
+
+
+def generated_tokens(completion: Any) -> list[GeneratedToken]:
+    """A vLLM ``CompletionOutput``'s tokens with their top alternatives (none without logprobs).
+
+    ``completion.logprobs`` holds, per generated token, a dict token id -> ``Logprob`` with the
+    sampled token and the top alternatives; alternatives that decode to the same text keep the
+    highest log-probability.
+    """
+    if not completion.logprobs:
+        return []
+    tokens = []
+    for token_id, position in zip(completion.token_ids, completion.logprobs, strict=True):
+        alternatives: dict[str, float] = {}
+        for candidate in position.values():
+            text = candidate.decoded_token or ""
+            alternatives[text] = max(candidate.logprob, alternatives.get(text, -math.inf))
+        chosen = position[token_id]
+        tokens.append(GeneratedToken(chosen.decoded_token or "", chosen.logprob, alternatives))
+    return tokens

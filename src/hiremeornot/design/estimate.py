@@ -1,0 +1,181 @@
+"""Before a run: the questions each model and step will ask, their tokens and their cost.
+
+Step 1's questions are known exactly, and those already in the response store are counted as
+such. Steps 2 and 3 are known in number, but their prompts carry the attributes Step 1 grants:
+their tokens and cost are bracketed between no attribute granted and every one granted.
+Tokens are estimated as the OpenAI backend does (backends/openai/cost.py); the cost needs the
+model's ``price_per_million_tokens``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from hiremeornot.asking.backends import Request, model_identity
+from hiremeornot.asking.backends.openai.cost import cost_estimate
+from hiremeornot.asking.steps import build_questions
+from hiremeornot.asking.store import ResponseStore, request_key
+from hiremeornot.design.contrasts import Sides
+from hiremeornot.design.questions import STEP1_KEY, step1_rows
+from hiremeornot.tables_io import STEPS
+from hiremeornot.writing.report import markdown_table
+
+COLUMNS = [
+    "model",
+    "step",
+    "questions",
+    "in_store",
+    "input_tokens_low",
+    "input_tokens_high",
+    "output_tokens",
+    "usd_low",
+    "usd_high",
+]
+
+
+def assumed_step1(
+    instances: pd.DataFrame,
+    attributes: pd.DataFrame,
+    role: str,
+    wordings: list[str],
+    sides: Sides,
+) -> pd.DataFrame:
+    """A Step-1 table in each wording as if the model answered ``role`` (yes or no) to every
+    question."""
+    keys = step1_rows(instances, attributes, sides)[STEP1_KEY].drop_duplicates()
+    keys = keys.assign(choice=role, logprob_yes=math.nan, logprob_no=math.nan)
+    return pd.concat([keys.assign(wording=wording) for wording in wordings], ignore_index=True)
+
+
+def step_requests(
+    step: str,
+    settings: dict,
+    inputs: dict,
+    granted: str,
+    wordings: list[str],
+    sides: Sides,
+) -> list[Request]:
+    """Every question of ``step`` (all shards) in each wording, Step 1 assumed to answer
+    ``granted``."""
+    whole = {**settings, "model": {**settings["model"], "shard_size": 0, "step1_shards": 1}}
+    if step != "step1":
+        assumed = assumed_step1(inputs["instances"], inputs["attributes"], granted, wordings, sides)
+        inputs = {**inputs, "step1": assumed}
+    table = build_questions(step, 0, whole, inputs, wordings, sides)
+    return [Request(p, tuple(c)) for p, c in zip(table["prompt"], table["choices"], strict=True)]
+
+
+def not_in_store(
+    requests: list[Request], model_settings: dict, store_dir: Path, model: str
+) -> list[Request]:
+    """The requests the model's store does not answer yet (all of them without a store)."""
+    identity = model_identity(model_settings)
+    keys = [request_key(identity, r) for r in requests]
+    store = ResponseStore.open(store_dir, model)
+    try:
+        known = store.get(keys)
+    finally:
+        store.close()
+    return [r for r, key in zip(requests, keys, strict=True) if key not in known]
+
+
+class QuestionPlan:
+    """The questions of each step, built once for all models that share prompts and answers."""
+
+    def __init__(
+        self,
+        instances: pd.DataFrame,
+        attributes: pd.DataFrame,
+        wordings: list[str],
+        sides: Sides,
+    ):
+        self.inputs = {"instances": instances, "attributes": attributes}
+        self.wordings = wordings
+        self.sides = sides
+        self._built: dict[str, list[Request]] = {}
+
+    def requests(self, step: str, settings: dict, granted: str) -> list[Request]:
+        key = json.dumps([step, settings["prompts"], settings["answers"], granted], sort_keys=True)
+        if key not in self._built:
+            self._built[key] = step_requests(
+                step, settings, self.inputs, granted, self.wordings, self.sides
+            )
+        return self._built[key]
+
+
+def estimate_row(model: str, step: str, settings: dict, plan: QuestionPlan, store_dir: Path):
+    """One model and step: question count, store hits (Step 1), and for a paid API the token
+    and cost brackets."""
+    low = plan.requests(step, settings, "no")
+    row = {"model": model, "step": step, "questions": len(low)}
+    if step == "step1":
+        low = high = not_in_store(low, settings["model"], store_dir, model)
+        row["in_store"] = row["questions"] - len(low)
+    else:
+        high = plan.requests(step, settings, "yes")
+    if settings["model"]["backend"] == "openai":
+        least, most = cost_estimate(low, settings["model"]), cost_estimate(high, settings["model"])
+        row.update(
+            input_tokens_low=least.input_tokens,
+            input_tokens_high=most.input_tokens,
+            output_tokens=most.output_tokens,
+            usd_low=least.usd,
+            usd_high=most.usd,
+        )
+    return row
+
+
+def estimate(
+    settings: dict[str, dict[str, dict[str, Any]]],
+    instances: pd.DataFrame,
+    attributes: pd.DataFrame,
+    store_dir: str | Path,
+    wordings: list[str],
+    sides: Sides,
+) -> pd.DataFrame:
+    """The estimate table; ``settings`` maps model -> step -> that step's job settings, and
+    ``wordings`` are the ids run (prompts.variants)."""
+    plan = QuestionPlan(instances, attributes, wordings, sides)
+    rows = [
+        estimate_row(model, step, by_step[step], plan, Path(store_dir))
+        for model, by_step in settings.items()
+        for step in STEPS
+    ]
+    integers = {c: "Int64" for c in COLUMNS if c not in ("model", "step", "usd_low", "usd_high")}
+    return pd.DataFrame(rows, columns=COLUMNS).astype(integers)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """The estimate as Markdown: the table, then each model's total cost."""
+    lines = [
+        "# What the run will ask\n",
+        "Steps 2 and 3 are bracketed between no attribute granted in Step 1 (low) and every "
+        "attribute granted (high); `in_store` counts Step-1 questions already answered. Tokens "
+        "(approximate) and costs are given for openai models, costs where "
+        "`price_per_million_tokens` is set.\n",
+        markdown_table(table.astype(object).where(table.notna(), ""), digits=2),
+    ]
+    for model, rows in table.groupby("model", sort=False):
+        if rows["usd_high"].notna().all():
+            low, high = rows["usd_low"].sum(), rows["usd_high"].sum()
+            lines.append(f"- {model}: about ${low:,.2f} to ${high:,.2f} in all")
+        elif rows["input_tokens_high"].notna().all():
+            lines.append(f"- {model}: no prices configured")
+    return "\n".join(lines) + "\n"
+
+
+def run_estimate(parts: list[tuple[str, pd.DataFrame, str]]) -> tuple[pd.DataFrame, str]:
+    """The whole run's estimate from each contrast's (label, estimate table, its Markdown): the
+    tables one after the other with a ``contrast`` column, and one Markdown section per
+    contrast, its headings one level down."""
+    table = pd.concat([t.assign(contrast=label) for label, t, _ in parts], ignore_index=True)
+    sections = ["# What the whole run will ask\n", f"{len(parts)} contrasts, each below.\n"]
+    for label, _, text in parts:
+        lines = ("#" + line if line.startswith("#") else line for line in text.splitlines())
+        sections += [f"## {label}\n", "\n".join(lines) + "\n"]
+    return table, "\n".join(sections)

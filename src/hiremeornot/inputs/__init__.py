@@ -1,0 +1,1 @@
+"""Reading the inputs: O*NET, the occupations, the name lists, downloads."""

@@ -1,0 +1,1 @@
+"""Provenance: the run manifest, the export with its datasheet, the drift check."""

@@ -1,0 +1,531 @@
+"""The run manifest: what produced an audit's numbers, in one JSON file others can check.
+
+``results/manifest.json`` holds the code (the package version, the git commit and whether the
+checkout had uncommitted changes), the environment (Python, key packages), the resolved config
+and its SHA-256, the SHA-256 and size of every input file, each model's identity as its backend
+knows it (weight file hashes, a hub revision, or for an API the model ids the server reported),
+the seeds, and per model the questions asked and answered from the store, with the time span of
+the jobs. Each model job writes a small record beside its step table (``job_record``); the
+manifest gathers them. See docs/outputs.md ("Run manifest").
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.metadata
+import importlib.resources
+import json
+import os
+import platform
+import subprocess
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hiremeornot.asking.backends import location
+from hiremeornot.asking.backends.gguf_cache import cache_root
+from hiremeornot.asking.store_maintenance import served_identities
+from hiremeornot.atomic import atomic_output
+from hiremeornot.config import model_keys
+from hiremeornot.errors import InputError
+from hiremeornot.inputs.onet import FILES_READ as ONET_FILES_READ
+from hiremeornot.tables_io import read_job_record, step_table_parts
+
+MANIFEST_VERSION = 1
+KEY_PACKAGES = ("hiremeornot", "snakemake", "torch", "transformers", "vllm", "openai", "pandas")
+SOURCES_FILE = "sources.tsv"
+
+
+def now() -> str:
+    """The current time in UTC, ISO 8601 with seconds."""
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def package_versions(names: Iterable[str] = KEY_PACKAGES) -> dict[str, str | None]:
+    """The installed version of each package, None where it is not installed."""
+    versions: dict[str, str | None] = {}
+    for name in names:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def environment() -> dict[str, Any]:
+    """Python and the key packages of the running interpreter."""
+    return {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "packages": package_versions(),
+    }
+
+
+# --- the record each model job leaves in its step tables (tables_io stamps and reads it) ---
+
+
+def job_record(
+    model: str,
+    step: str,
+    shard: int,
+    summary: Any,
+    started: str,
+    finished: str,
+    identity: Mapping[str, Any],
+) -> dict[str, Any]:
+    """What one model job did (``summary`` is its asking.AskSummary), where and with what:
+    ``identity`` is the model's settings that key its answers (backends.model_identity), so
+    that answers read back from the table (store rebuild) are keyed as they were asked."""
+    return {
+        "model": model,
+        "identity": dict(identity),
+        "step": step,
+        "shard": shard,
+        "questions": summary.questions,
+        "asked": summary.asked,
+        "from_store": summary.from_store,
+        "seconds": round(summary.seconds, 3),
+        "started": started,
+        "finished": finished,
+        "host": platform.node(),
+        "environment": environment(),
+    }
+
+
+def write_json(value: Any, path: str | Path) -> None:
+    with atomic_output(path) as partial:
+        partial.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_json(path: str | Path) -> Any:
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: not a readable JSON file ({exc})") from None
+
+
+# --- code, config, seeds -----------------------------------------------------------------------
+
+
+def git_state(repo: str | Path) -> dict[str, Any]:
+    """The commit checked out in ``repo`` and whether the checkout differs from it.
+
+    ``dirty`` counts modified, staged and untracked files that git does not ignore; ``changed``
+    lists up to 50 of them. Outside a git checkout (or without git) every value is None.
+    """
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+        ).stdout
+
+    try:
+        commit = git("rev-parse", "HEAD").strip()
+        status = [line[3:] for line in git("status", "--porcelain").splitlines() if line]
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": None, "dirty": None, "changed": None}
+    return {"commit": commit, "dirty": bool(status), "changed": status[:50]}
+
+
+def recorded_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The resolved config as the manifest records it: every key, less the model settings that
+    only size a job (``x-role: resource``: threads, memory, time, GPUs), which change no answer
+    and so re-run nothing, the manifest included."""
+    recorded = copy.deepcopy(dict(config))
+    resource = model_keys("resource")
+    recorded["models"] = {
+        name: {key: value for key, value in settings.items() if key not in resource}
+        for name, settings in recorded.get("models", {}).items()
+    }
+    return recorded
+
+
+def config_sha256(config: Mapping[str, Any]) -> str:
+    """SHA-256 of the config as canonical JSON (sorted keys, no spaces, UTF-8)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def seeds(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Every ``seed`` key of the config, by its dotted path (``names.seed``, ``report.seed``)."""
+    found: dict[str, Any] = {}
+    for key, value in config.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            found.update(seeds(value, f"{path}."))
+        elif key == "seed":
+            found[path] = value
+    return found
+
+
+# --- input files -------------------------------------------------------------------------------
+
+
+def sha256_file(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_sources() -> list[dict[str, str]]:
+    """The curated table of input sources with their licences (package data sources.tsv)."""
+    text = importlib.resources.files("hiremeornot").joinpath(SOURCES_FILE).read_text("utf-8")
+    lines = [line.split("\t") for line in text.splitlines() if line.strip()]
+    header, rows = lines[0], lines[1:]
+    return [dict(zip(header, row, strict=True)) for row in rows]
+
+
+def _relative(path: Path, root: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def _files_in(path: Path) -> list[Path]:
+    """``path`` itself, or every file under a folder (hidden ones aside), sorted."""
+    if path.is_dir():
+        return sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+    return [path]
+
+
+def input_entries(
+    files: Iterable[str | Path],
+    data_root: str | Path,
+    repo: str | Path,
+    sources: list[dict[str, str]],
+) -> list[dict[str, Any]]:
+    """One entry per input file (a folder stands for every file in it): ``path`` relative to the
+    data root (the upstream layout, the same on every machine) or to the repository, ``file`` as
+    the workflow read it, the ``source`` it belongs to (sources.tsv), ``sha256`` and ``bytes``."""
+    entries = []
+    for given in files:
+        for path in _files_in(Path(given)):
+            if not path.is_file():
+                raise InputError(f"{path}: input file not found")
+            relative = _relative(path, Path(data_root)) or _relative(path, Path(repo))
+            source = next(
+                (
+                    s["source"]
+                    for s in sources
+                    if relative is not None
+                    and (relative == s["path"] or relative.startswith(s["path"].rstrip("/") + "/"))
+                ),
+                None,
+            )
+            entries.append(
+                {
+                    "path": relative if relative is not None else str(path),
+                    "file": str(path),
+                    "source": source,
+                    "sha256": sha256_file(path),
+                    "bytes": path.stat().st_size,
+                }
+            )
+    return entries
+
+
+def onet_files(onet_dir: str | Path) -> list[Path]:
+    """The files of the O*NET release that the pipeline reads (onet.FILES_READ)."""
+    return [Path(onet_dir) / name for name in ONET_FILES_READ]
+
+
+def table_rows(path: str | Path) -> int:
+    """Rows of a table written by tables_io.write_table (Parquet metadata, or TSV lines)."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    with path.open("rb") as handle:
+        return max(sum(1 for _ in handle) - 1, 0)
+
+
+def table_entry(path: str | Path) -> dict[str, Any]:
+    return {"path": str(path), "rows": table_rows(path), "sha256": sha256_file(path)}
+
+
+# --- model identity ----------------------------------------------------------------------------
+
+
+def cached_sha256(path: Path, cache: Path | None = None) -> str:
+    """SHA-256 of a (large) file, cached under ``<cache>/sha256/`` by path, size and mtime, so
+    that a 140 GB model is hashed once, not at every manifest."""
+    stat = path.stat()
+    tag = f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}"
+    folder = (cache or cache_root()) / "sha256"
+    entry = folder / hashlib.sha256(tag.encode("utf-8")).hexdigest()
+    if entry.is_file():
+        return entry.read_text().strip()
+    digest = sha256_file(path)
+    try:
+        with atomic_output(entry) as partial:
+            partial.write_text(digest + "\n")
+    except OSError:  # a read-only cache costs only the time to hash again
+        pass
+    return digest
+
+
+def _hashed_files(files: list[Path], root: Path, cache: Path | None) -> list[dict[str, Any]]:
+    return [
+        {
+            "path": path.relative_to(root).as_posix(),
+            "sha256": cached_sha256(path, cache),
+            "bytes": path.stat().st_size,
+        }
+        for path in files
+    ]
+
+
+def hub_cache(settings: Mapping[str, Any]) -> Path:
+    """Where the Hugging Face hub keeps downloaded models (a vllm ``download_dir`` first)."""
+    if settings.get("download_dir"):
+        return Path(settings["download_dir"])
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]) / "hub"
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "huggingface" / "hub"
+
+
+def hub_snapshot(model: str, revision: str | None, cache: Path) -> dict[str, Any]:
+    """The commit a hub id resolves to in the local hub cache, and its files' blob ids (for a
+    file in Git LFS, as weights are, the blob id is the SHA-256 of its content)."""
+    folder = cache / f"models--{model.replace('/', '--')}"
+    wanted = revision or "main"
+    ref = folder / "refs" / wanted
+    commit = ref.read_text().strip() if ref.is_file() else None
+    if commit is None and len(wanted) == 40 and (folder / "snapshots" / wanted).is_dir():
+        commit = wanted
+    record: dict[str, Any] = {"kind": "hub", "id": model, "revision": wanted, "commit": commit}
+    if commit is None:
+        record["note"] = f"not in the local hub cache {cache}"
+        return record
+    snapshot = folder / "snapshots" / commit
+    record["files"] = [
+        {
+            "path": path.relative_to(snapshot).as_posix(),
+            "blob": path.resolve().name,
+            "bytes": path.stat().st_size,
+        }
+        for path in _files_in(snapshot)
+    ]
+    return record
+
+
+def model_weights(settings: Mapping[str, Any], cache: Path | None = None) -> dict[str, Any]:
+    """The identity of a model's weights as far as this host can see them.
+
+    - embedded: the package and version, and the SHA-256 of its GGUF file;
+    - a local folder: the SHA-256 of its ``gguf_file``, or of every file in it (cached by path,
+      size and mtime: see cached_sha256);
+    - a hub id: the commit of the requested revision in the local hub cache, and its blob ids;
+    - openai: the configured model id and server (the ids the server reported are in
+      ``served``, from the store);
+    - simulated: no weights (its planted respondent is in the resolved config).
+
+    A model whose weights this host cannot see is recorded as ``unavailable`` with the reason.
+    """
+    model = settings["model"]
+    if settings["backend"] == "openai":
+        return {"kind": "api", "model": model, "base_url": settings.get("base_url")}
+    if settings["backend"] == "simulated":  # no weights: its respondent is in the config
+        return {"kind": "simulated", "model": model}
+    try:
+        if location.is_embedded(model):
+            folder, file_name, package = location.locate(model)
+            files = _hashed_files([folder / file_name], folder, cache)
+            return {"kind": "embedded", "model": model, "package": package, "files": files}
+        where, gguf_file = location.locate_model(model, settings.get("gguf_file"))
+    except InputError as exc:
+        return {"kind": "unavailable", "model": model, "reason": str(exc)}
+    folder = Path(where)
+    if folder.is_dir():
+        files = [folder / gguf_file] if gguf_file else _files_in(folder)
+        return {
+            "kind": "local",
+            "model": model,
+            "folder": str(folder.resolve()),
+            "files": _hashed_files(files, folder, cache),
+        }
+    return hub_snapshot(model, settings.get("revision"), hub_cache(settings))
+
+
+def answer_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings that are part of the response store's key (``x-role: answers``)."""
+    answers = model_keys("answers")
+    return {key: value for key, value in settings.items() if key in answers}
+
+
+# --- the manifest ------------------------------------------------------------------------------
+
+
+COUNTS = ("rows", "jobs", "questions", "asked", "from_store")
+
+
+def _model_counts(tables: list[dict], jobs: list[dict]) -> dict[str, Any]:
+    """Rows of a model's step tables, and its jobs' questions, per step and in all."""
+    steps: dict[str, dict[str, int]] = {}
+    for table in tables:
+        step = steps.setdefault(table["step"], dict.fromkeys(COUNTS, 0))
+        step["rows"] += table["rows"]
+    for job in jobs:
+        step = steps.setdefault(job["step"], dict.fromkeys(COUNTS, 0))
+        step["jobs"] += 1
+        for key in ("questions", "asked", "from_store"):
+            step[key] += job[key]
+    totals = {key: sum(step[key] for step in steps.values()) for key in COUNTS}
+    return {"steps": dict(sorted(steps.items())), **totals}
+
+
+def build_manifest(
+    config: Mapping[str, Any],
+    *,
+    repo: str | Path,
+    data_root: str | Path,
+    inputs: Iterable[str | Path],
+    dataset: Iterable[str | Path],
+    tables: Iterable[str | Path],
+    store_dir: str | Path,
+    cache: Path | None = None,
+) -> dict[str, Any]:
+    """The manifest of a finished run (see the module docstring and docs/outputs.md).
+
+    ``config``: the resolved config (recorded_config); ``inputs``: the input files read (a
+    folder stands for its files); ``dataset``: the dataset tables; ``tables``: every step
+    table, each with the record of the job that wrote it (stamp_table).
+    """
+    sources = read_sources()
+    input_list = input_entries(inputs, data_root, repo, sources)
+    used = {entry["source"] for entry in input_list}
+    step_tables, jobs, seen = [], [], set()
+    for path in tables:
+        model, step, wording, shard = step_table_parts(path)
+        record = read_job_record(path)
+        step_tables.append(
+            {
+                "model": model,
+                "step": step,
+                "wording": wording,
+                "shard": shard,
+                **table_entry(path),
+                "job_recorded": record is not None,
+            }
+        )
+        tag = json.dumps(record, sort_keys=True)
+        if record is not None and tag not in seen:  # one job writes a table per wording
+            seen.add(tag)
+            jobs.append(record)
+    models = {}
+    for name, settings in config["models"].items():
+        mine = [job for job in jobs if job["model"] == name]
+        environments = {json.dumps(job["environment"], sort_keys=True) for job in mine}
+        models[name] = {
+            "backend": settings["backend"],
+            "model": settings["model"],
+            "identity": answer_settings(settings),
+            "weights": model_weights(settings, cache),
+            "served": served_identities(store_dir, name),
+            "environments": [json.loads(text) for text in sorted(environments)],
+            **_model_counts([t for t in step_tables if t["model"] == name], mine),
+            "tables_without_job_record": sum(
+                not t["job_recorded"] for t in step_tables if t["model"] == name
+            ),
+            "job_records": sorted(
+                (
+                    {k: v for k, v in job.items() if k not in ("model", "environment")}
+                    for job in mine
+                ),
+                key=lambda job: (job["step"], job["shard"]),
+            ),
+        }
+    created = now()
+    return {
+        "manifest_version": MANIFEST_VERSION,
+        "created": created,
+        "project": {
+            "name": "hiremeornot",
+            "version": package_versions(["hiremeornot"])["hiremeornot"],
+            "git": git_state(repo),
+        },
+        "environment": environment(),
+        "config": dict(config),
+        "config_sha256": config_sha256(config),
+        "seeds": seeds(config),
+        "inputs": input_list,
+        "sources": [source for source in sources if source["source"] in used],
+        "dataset": [table_entry(path) for path in dataset],
+        "step_tables": step_tables,
+        "models": models,
+        "run": {
+            "started": min((job["started"] for job in jobs), default=None),
+            "finished": created,
+            **{key: sum(m[key] for m in models.values()) for key in COUNTS},
+        },
+    }
+
+
+def weights_summary(weights: Mapping[str, Any]) -> str:
+    """A short phrase naming a model's weights (for the summary and the datasheet)."""
+    kind = weights["kind"]
+    files = weights.get("files") or []
+    if kind in ("embedded", "local") and files:
+        first = f"{files[0]['path']} SHA-256 {files[0]['sha256'][:12]}"
+        more = f" and {len(files) - 1} more files" if len(files) > 1 else ""
+        package = f"{weights['package']}, " if kind == "embedded" else ""
+        return f"{package}{first}{more}"
+    if kind == "hub":
+        commit = weights.get("commit")
+        return f"hub {weights['id']} at {commit[:12]}" if commit else f"hub {weights['id']}"
+    if kind == "api":
+        return f"API model {weights['model']}"
+    if kind == "simulated":
+        return "simulated respondent, its planted effects in the config"
+    return f"unavailable: {weights.get('reason', '')}"
+
+
+def markdown_section(manifest: Mapping[str, Any]) -> str:
+    """The summary's short "Run manifest" section."""
+    git = manifest["project"]["git"]
+    commit = (git["commit"] or "unknown")[:12]
+    dirty = {True: "yes", False: "no", None: "unknown"}[git["dirty"]]
+    seeds_text = ", ".join(f"{k}={v}" for k, v in manifest["seeds"].items()) or "none"
+    licences = sorted(
+        {f"{s['source']} ({s['licence'].split(';')[0]})" for s in manifest["sources"]}
+    )
+    lines = [
+        f"Code: hiremeornot {manifest['project']['version']} at commit {commit} "
+        f"(uncommitted changes: {dirty}); Python {manifest['environment']['python']}.",
+        f"Config SHA-256 {manifest['config_sha256'][:16]}; seeds: {seeds_text}.",
+        f"Inputs: {len(manifest['inputs'])} files, each with its SHA-256; sources: "
+        f"{', '.join(licences) or 'none known'}.",
+    ]
+    for name, model in manifest["models"].items():
+        served = ", ".join(
+            f"{s['served_model'] or 'unnamed'} (fingerprint {s['system_fingerprint'] or 'none'})"
+            for s in model["served"]
+        )
+        lines.append(
+            f"{name} ({model['backend']}, {weights_summary(model['weights'])}"
+            + (f"; served as {served}" if served else "")
+            + f"): {model['questions']} distinct questions in {model['jobs']} jobs, "
+            f"{model['asked']} asked of the model, {model['from_store']} answered from the store."
+        )
+    run = manifest["run"]
+    lines.append(f"Jobs from {run['started']} to {run['finished']} (UTC).")
+    body = "\n".join(f"- {line}" for line in lines)
+    return (
+        "## Run manifest\n\n`results/manifest.json` records what produced these numbers; "
+        "`results/export/` holds every answer (docs/outputs.md).\n\n" + body + "\n"
+    )

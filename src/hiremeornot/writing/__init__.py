@@ -1,0 +1,1 @@
+"""Writing: Markdown tables, the summary and reports, figures, the overview."""

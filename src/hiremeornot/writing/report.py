@@ -1,0 +1,520 @@
+"""Gather per-model metrics into the published tables and the generated summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from hiremeornot.analysis import answer_space, pooled
+from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED, flaggable_at_floor, smallest_p
+from hiremeornot.asking.backends import location
+from hiremeornot.atomic import atomic_output
+from hiremeornot.design.contrasts import Contrast, Sides
+from hiremeornot.tables_io import write_table
+
+TEST_FIELDS = ["p_value", "q_value", "significant", "p_equivalence", "q_equivalence", "verdict"]
+
+EMBEDDED_NOTE = (
+    "**{model} is the embedded smoke-test model (SmolLM2-135M-Instruct).** It makes the pipeline "
+    "run anywhere in minutes, but its answers are not evidence about any real model: do not read "
+    "these numbers as findings."
+)
+
+
+SIMULATED_NOTE = (
+    "**{model} is a simulated respondent with planted effects (backend simulated), not a language "
+    "model.** Its answers are drawn from a declared generative model (docs/calibration.md), so "
+    "every number below has a known truth (`{model}/truth.tsv`): the table sets each headline "
+    "beside it. Read it as a check of the instrument, not as evidence about any model."
+)
+
+
+def truth_beside_estimates(rows: pd.DataFrame, truth: pd.DataFrame, reading: str) -> str:
+    """Per occupation: Confirmation, Consistency and the headline difference, each estimate
+    beside its planted truth."""
+    planted = truth.pivot(index="occupation", columns="quantity", values="truth")
+    quantities = {"confirmation": "confirmation", "consistency": "consistency"}
+    quantities["difference"] = f"difference_{reading}"
+    table = pd.DataFrame({"occupation": rows["occupation"]})
+    for column, quantity in quantities.items():
+        table[column] = rows[column].to_numpy()
+        table[f"{column}_truth"] = planted[quantity].reindex(rows["occupation"]).to_numpy()
+    return markdown_table(table)
+
+
+def markdown_table(frame: pd.DataFrame, digits: int = 3) -> str:
+    """A GitHub-flavoured Markdown table, floats to ``digits`` places; a ``|`` inside a header
+    or a cell (an instance id, a model's answer) is escaped, so that it cannot split a cell."""
+
+    def cell(value: object) -> str:
+        text = f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+        return text.replace("|", "\\|")
+
+    lines = [
+        "| " + " | ".join(map(cell, frame.columns)) + " |",
+        "|" + "---|" * len(frame.columns),
+    ]
+    lines += [
+        "| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(text: str, path: str | Path) -> None:
+    with atomic_output(path) as partial:
+        partial.write_text(text)
+
+
+def annotated_differences(
+    metrics: pd.DataFrame, intervals: pd.DataFrame, tests: pd.DataFrame, threshold: float
+) -> pd.DataFrame:
+    """Occupations whose |difference| exceeds the threshold, with interval, tests and verdict."""
+    bounds = intervals[intervals["metric"] == "difference"][["occupation", "low", "high"]]
+    table = (
+        metrics[["occupation", "difference"]]
+        .merge(bounds, on="occupation", validate="1:1")
+        .merge(tests[["occupation", *TEST_FIELDS]], on="occupation", validate="1:1")
+    )
+    above = table[table["difference"].abs() > threshold]
+    return above.sort_values(["difference", "occupation"], ascending=[False, True]).reset_index(
+        drop=True
+    )
+
+
+def _first_listed_share(position: pd.DataFrame, question: str = "q2") -> float:
+    asked = position[position["question"] == question]
+    named = asked["n_named"].sum()
+    return asked["first_listed"].sum() / named if named else float("nan")
+
+
+def _percent(share: float) -> str:
+    return "n/a" if share != share else f"{share:.0%}"
+
+
+def design_caveats(
+    metrics: pd.DataFrame,
+    tests: pd.DataFrame,
+    position: pd.DataFrame,
+    settings: dict,
+    contrast: Contrast,
+) -> list[str]:
+    """What besides the contrasted groups could explain the differences, in words: position,
+    names, chance, wording, the answer constraint. The first sentence is the position one.
+    ``contrast``: the audit's (contrasts.GENDER_CONTRAST for the paper's)."""
+    sides = contrast.sides
+    orders = set(metrics["orders"])
+    share = _percent(_first_listed_share(position))
+    what = sides.attribute
+    if orders == {"+".join(sides.orders)}:
+        position_note = (
+            f"Differences are order-balanced: the mean of the {sides.a_words}-first and the "
+            f"{sides.b_words}-first listing (Q2 named the first-listed subject in {share} of its "
+            "answers; the balance cancels that position effect)."
+        )
+    else:
+        firsts = "/".join(
+            dict(zip(sides.orders, (sides.a_words, sides.b_words), strict=True)).get(o, o)
+            for o in sorted(orders)
+        )
+        run_both = "female_first, male_first" if contrast.is_paper else "a_first, b_first"
+        position_note = (
+            f"**Position and {what} are confounded:** only the order "
+            f"{' / '.join(sorted(orders))} was run, so the {firsts} name was always listed "
+            f"first, and Q2 named the first-listed subject in {share} of its answers. A "
+            "difference here may be a preference for the first-listed name: it is not a "
+            f"{what} finding. Run `names.orders: [{run_both}]`."
+        )
+    a_names, b_names = (int(tests[f"{side}_names"].max()) for side in sides.labels)
+    wordings = settings["wordings"]
+    names_note = (
+        f"Intervals and tests treat the {a_names} {sides.a_words} and {b_names} "
+        f"{sides.b_words} names as a sample of names (a crossed bootstrap over both); names "
+        "unlike these may behave differently."
+    )
+    floor = smallest_p(a_names, b_names, len(wordings))
+    if floor >= settings["alpha"]:
+        if smallest_p(a_names, b_names) < settings["alpha"]:
+            limit, remedy = (
+                f"{len(wordings)} wordings pooled as a random factor",
+                "Use more wordings, or read each wording's results (results/<model>/wordings/).",
+            )
+        else:
+            longer = "`names.list: unqover`" if contrast.is_paper else "a longer name list"
+            limit, remedy = (
+                f"{min(a_names, b_names)} names on the smaller side",
+                f"Use more names (`names.pairs: all`, or {longer}).",
+            )
+        names_note += (
+            f" With {limit} the test's floor on p (2^(1-k), the exact sign test's smallest p "
+            f"with k independent units) is {floor:.3g}, not below alpha = {settings['alpha']}: "
+            "**no occupation can be significant in these tables' tests, whatever the model "
+            f"does.** {remedy}"
+        )
+    else:
+        needed = flaggable_at_floor(floor, len(tests), settings["alpha"])
+        names_note += (
+            f" The test sets a floor of {floor:.3g} on p (2^(1-k), the exact sign test's "
+            "smallest p with k independent units; a choice of the test, not a limit of the "
+            f"design). With Benjamini-Hochberg across {len(tests)} occupations, "
+            + (
+                f"an occupation can be flagged only once {needed} of them sit at that floor: one "
+                "or two strongly biased occupations among many may go unflagged, and '0 differ' "
+                "does not say that none does."
+                if needed > 1
+                else "an occupation at that floor can be flagged on its own."
+            )
+        )
+    if contrast.is_control:
+        names_note = (
+            f"The control has one pair of labels ({sides.a_words}, {sides.b_words}), not a "
+            "sample of names: its intervals span every value and **no occupation can be "
+            "significant**. Read it beside the contrasts of names (results/contrasts.md), not "
+            "on its own."
+        )
+    chance_note = (
+        f"q-values correct for testing {len(tests)} occupations (Benjamini-Hochberg); "
+        f"a |difference| above {settings['difference_threshold']} without a small q-value may "
+        "be chance."
+    )
+    if len(wordings) > 1:
+        wording_note = (
+            f"The values pool {len(wordings)} wordings of every question ({', '.join(wordings)}); "
+            "intervals and tests resample the wordings beside the names, so they speak for "
+            "wordings like these. results/<model>/wordings/ reports each wording."
+        )
+    else:
+        wording_note = (
+            "Every question used one wording; a difference may not survive rewording it "
+            "(prompts.variants, docs/prompts.md)."
+        )
+    constraint_note = (
+        "Every answer was held to its answer space: Q2 offers only the two people, so it names "
+        "one of them even where the model would have named neither, and the biased and q2 "
+        "readings inherit that forced choice. Q3's both/neither answers and the `_p` metrics "
+        "(the model's own probabilities) show how strongly it leaned; how much probability it "
+        "put outside the answer words, where its backend shows it, is in "
+        "results/<model>/answer_space.tsv."
+    )
+    return [position_note, names_note, chance_note, wording_note, constraint_note]
+
+
+def write_difference_table(
+    table: pd.DataFrame,
+    model: str,
+    settings: dict,
+    caveats: list[str],
+    tsv: str,
+    md: str,
+    contrast: Contrast,
+) -> None:
+    """A difference table as TSV and as Markdown with a caption and the caveats."""
+    write_table(table, tsv)
+    sides = contrast.sides
+    a, b = sides.a_words, sides.b_words
+    caption = (
+        f"Occupations with |{a} - {b} difference| > {settings['difference_threshold']} for "
+        f"{model} (reading: {settings['difference']}, docs/method.md). Positive values: the "
+        f"model's behaviour favours {a} subjects; negative: {b} subjects. low-high: "
+        f"{settings['confidence']:.0%} interval over the names; p_value: test of a zero "
+        "difference; q_value: Benjamini-Hochberg across occupations; p_equivalence / "
+        f"q_equivalence: two one-sided tests of |difference| < {settings['equivalence_margin']}; "
+        f"verdict: differs (q_value < {settings['alpha']}), equivalent (q_equivalence < "
+        f"{settings['alpha']}) or inconclusive."
+    )
+    notes = "\n".join(f"- {line}" for line in caveats)
+    body = markdown_table(table) if len(table) else "(no occupation above the threshold)\n"
+    write_markdown(f"{caption}\n\n{notes}\n\n{body}", md)
+
+
+def _listed(frame: pd.DataFrame) -> str:
+    return ", ".join(
+        f"{o} ({d:+.2f})" for o, d in zip(frame["occupation"], frame["difference"], strict=True)
+    )
+
+
+def model_summary(
+    rows: pd.DataFrame,
+    tests: pd.DataFrame,
+    position: pd.DataFrame,
+    settings: dict,
+    contrast: Contrast,
+    robustness: pd.DataFrame | None = None,
+    answer_mass: pd.DataFrame | None = None,
+    flips: pd.DataFrame | None = None,
+    model_fit: pd.DataFrame | None = None,
+) -> str:
+    """The findings of one model, as Markdown bullet points (``answer_mass``: its
+    answer_space.mass_distribution; ``flips``: with ``robustness``, its wordings.pair_flips;
+    ``model_fit``: its pooled.pooled_effects)."""
+    threshold, alpha = settings["difference_threshold"], settings["alpha"]
+    caveats = design_caveats(rows, tests, position, settings, contrast)
+    sides = contrast.sides
+    confounded = (tests["verdict"] == CONFOUNDED).all()
+    above = rows[rows["difference"].abs() > threshold]
+    a, b = sides.a_words, sides.b_words
+    lines = [
+        f"{len(rows)} occupations, {int(rows['n'].sum())} instances "
+        f"(occupation x name pair x order), {int(tests[f'{sides.a}_names'].max())} {a} and "
+        f"{int(tests[f'{sides.b}_names'].max())} {b} names, orders: "
+        f"{', '.join(sorted(set(rows['orders'])))}.",
+        f"Confirmation: median {rows['confirmation'].median():.3f} "
+        f"(range {rows['confirmation'].min():.3f}-{rows['confirmation'].max():.3f}); "
+        f"from the probabilities: median {rows['confirmation_p'].median():.3f}.",
+        f"Consistency: median {rows['consistency'].median():.3f} "
+        f"(range {rows['consistency'].min():.3f}-{rows['consistency'].max():.3f}); "
+        f"from the probabilities: median {rows['consistency_p'].median():.3f}.",
+    ]
+    if confounded:
+        lines.append(
+            f"{len(above)} occupations with |difference| > {threshold} (reading "
+            f"{settings['difference']}), {int((above['difference'] > 0).sum())} towards the "
+            f"{a} and "
+            f"{int((above['difference'] < 0).sum())} towards the {b} subject; with one "
+            f"listing order these are not {sides.attribute} findings (see below)."
+        )
+    else:
+        verdicts = tests.set_index("occupation")["verdict"]
+        differs = tests[tests["verdict"] == "differs"].sort_values("difference")
+        differ_above = verdicts.reindex(above["occupation"]).eq("differs").sum()
+        lines += [
+            f"{len(above)} occupation{'' if len(above) == 1 else 's'} with |order-balanced "
+            f"difference| > {threshold} (reading "
+            f"{settings['difference']}): {int((above['difference'] > 0).sum())} towards "
+            f"{a}, {int((above['difference'] < 0).sum())} towards {b} subjects; "
+            f"{int(differ_above)} of them differ significantly.",
+            f"Verdicts: {int((verdicts == 'differs').sum())} differ (q < {alpha}), "
+            f"{int((verdicts == 'equivalent').sum())} equivalent within "
+            f"+-{settings['equivalence_margin']}, {int((verdicts == 'inconclusive').sum())} "
+            "inconclusive" + (f"; differ: {_listed(differs)}." if len(differs) else "."),
+        ]
+        alike = int(tests["names_alike"].sum())
+        if alike:
+            lines.append(
+                f"**In {alike} occupation{'s' if alike > 1 else ''} every name pair's "
+                "difference is alike** "
+                "(`names_alike` in tests.tsv): the names show no spread, so those intervals "
+                "carry only the data's one-answer resolution and say nothing of how other "
+                "names would answer; only the floor on p guards their verdicts."
+            )
+    for question in ("q2", "q3"):
+        asked = position[position["question"] == question]
+        share = _percent(_first_listed_share(position, question))
+        biased = int((asked["q_value"] < alpha).sum())
+        most = int(asked["n_named"].max()) if len(asked) else 0
+        floor = min(1.0, 2 * 0.5**most)  # the two-sided exact test's smallest p with that many
+        powerless = (
+            f" With at most {most} such answers an occupation, the test cannot go below p = "
+            f"{floor:.3g}: no occupation could show a position bias, so this count says "
+            "nothing either way."
+            if floor >= alpha
+            else ""
+        )
+        lines.append(
+            f"{question.upper()} named the first-listed subject in {share} of the answers that "
+            f"named someone (0.5 means no position bias); {biased} occupations show a position "
+            f"bias (exact test, BH q < {alpha}).{powerless}"
+        )
+    if robustness is not None:
+        wordings = settings["wordings"]
+        lines.append(robustness_sentence(robustness, wordings[0], wordings, flips))
+    if answer_mass is not None:
+        lines.append(answer_space_sentence(answer_mass))
+    if model_fit is not None:
+        lines.append(pooled_sentence(model_fit, sides, alpha, len(settings["wordings"])))
+    lines += caveats
+    return "\n".join(f"- {line}" for line in lines) + "\n"
+
+
+def robustness_sentence(
+    table: pd.DataFrame, reference: str, wordings: list[str], flips: pd.DataFrame
+) -> str:
+    """The summary's sentence: how many flagged occupations survive every wording, and how
+    often Q2's answer changed between the reference and each other wording (pair_flips)."""
+    flagged = table[table["flagged"]]
+    robust = flagged[flagged["robust"]]
+    listed = f" ({', '.join(robust['occupation'])})" if len(robust) else ""
+    survival = (
+        f"Of the {len(flagged)} occupations whose difference is significant under the reference "
+        f"wording `{reference}`, {len(robust)} keep its sign and significance under every "
+        f"wording{listed}"
+        if len(flagged)
+        else f"No occupation's difference is significant under the reference wording "
+        f"`{reference}`, so none has a finding to survive rewording"
+    )
+    return (
+        f"Wording: {len(wordings)} wordings ({', '.join(wordings)}). {survival}; "
+        f"{int(table['sign_agrees'].sum())} of the {len(table)} occupations keep the sign of "
+        "their difference (non-zero) under every wording. " + _pair_flip_words(flips, reference)
+    )
+
+
+def _pair_flip_words(flips: pd.DataFrame, reference: str) -> str:
+    """How often Q2's answer changed from the reference wording to each other, direct changes
+    apart from those that may come through Step 1."""
+    q2 = flips[(flips["question"] == "q2") & (flips["wording_a"] == reference)]
+    parts = [
+        f"`{row.wording_b}` {_percent(row.flip_same_step1)} of the {row.same_step1} instances "
+        f"whose Step-1 answers agreed, {_percent(row.flip_step1_differs)} of the "
+        f"{row.instances - row.same_step1} whose Step 1 differed"
+        for row in q2.itertuples()
+    ]
+    return (
+        f"From `{reference}`, Q2's answer changed under " + "; under ".join(parts) + " (a change "
+        "after a different Step 1 may come from the attributes the prompt states, not the "
+        "wording of Q2; results/<model>/wordings/flips.tsv has every pair and question)."
+    )
+
+
+def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float, wordings: int) -> str:
+    """What the pooled model says, in words, for the summary (``wordings``: how many ran)."""
+    if table.empty:
+        return (
+            f"Pooled model: not fitted (fewer than {pooled.MIN_NAMES} names a side, or one "
+            "listing order): its calibration does not reach such a design."
+        )
+    overall = table[table["occupation"] == ALL_OCCUPATIONS]
+    effects = "; ".join(
+        f"{row.question.upper()} {row.log_odds:+.2f} [{row.low:+.2f}, {row.high:+.2f}]"
+        for row in overall.itertuples()
+    )
+    each = table[(table["occupation"] != ALL_OCCUPATIONS) & table["flagged"]]
+    flagged = "; ".join(
+        f"{question.upper()}: "
+        + ", ".join(
+            f"{o} ({v:+.2f})" for o, v in zip(rows["occupation"], rows["log_odds"], strict=True)
+        )
+        for question, rows in each.groupby("question", sort=True)
+    )
+    text = (
+        f"Pooled mixed-effects model (log-odds ratio of {sides.a_words} over {sides.b_words}, "
+        "order-balanced, names and occupations as random effects; docs/method.md#the-pooled-"
+        f"model): over all occupations {effects}. Occupations flagged (Benjamini-Hochberg "
+        f"across the occupations and the overall effect, q < {alpha}): {flagged or 'none'}. "
+        "Partial pooling shrinks an isolated occupation towards the mean: a flag is strong "
+        "evidence, no flag is not evidence of none. Its calibration: docs/calibration.md."
+    )
+    if wordings > 1:
+        text += (
+            f" Its {wordings} wordings are fixed effects, not a sample: it speaks for these "
+            "wordings only, which is why it can flag an occupation where the bootstrap's floor "
+            "on p, set by the wordings, lets nothing be significant."
+        )
+    if "q1" not in set(table["question"]):
+        text += (
+            f" Q1 is fitted from {pooled.MIN_NAMES_Q1} names a side: with fewer its intervals "
+            "covered less than their level in the calibration."
+        )
+    failed = sorted(set(table.loc[~table["converged"].astype(bool), "question"]))
+    if failed:
+        text += (
+            f" **The fit of {', '.join(q.upper() for q in failed)} did not converge: do not "
+            "read its numbers.**"
+        )
+    return text
+
+
+def answer_space_sentence(distribution: pd.DataFrame) -> str:
+    """What the distribution says about the answers, in words, for the summary."""
+    overall = distribution[distribution["step"] == "all"].iloc[0]
+    if overall["measured"] == 0:
+        return (
+            "Answer space: this backend does not show the probability the model put outside "
+            "the answer words (or the answers came from a store written before it was "
+            "recorded), so how many answers the constraint forced is not known."
+        )
+    partial = (
+        f" (measured for {overall['measured']} of {overall['answers']} answers)"
+        if overall["measured"] < overall["answers"]
+        else ""
+    )
+    by_question = distribution[distribution["step"] != "all"]
+    shares = ", ".join(
+        f"{question} {share:.0%}"
+        for question, share in zip(
+            by_question["question"], by_question["share_forced"], strict=True
+        )
+        if share == share
+    )
+    text = (
+        f"Answer space: {overall['share_forced']:.0%} of the answers{partial} had less than "
+        f"half of the model's probability on the answer words, i.e. were forced by the "
+        f"constraint ({shares}); {overall['share_below_trusted']:.0%} had less than "
+        f"{answer_space.TRUSTED:.0%}, the share discrim-eval requires; median mass "
+        f"{overall['mass_median']:.2f} (results/<model>/answer_space.tsv)."
+    )
+    if overall["share_forced"] >= 0.5:
+        text += (
+            " **Most answers were the constraint's choice more than the model's: read every "
+            "number here as what the model prefers when made to choose, not as what it would "
+            "say.**"
+        )
+    return text
+
+
+def summary(
+    models: dict[str, dict],
+    tables: dict[str, dict[str, pd.DataFrame]],
+    settings: dict,
+    contrast: Contrast,
+    dropped: list[str] | None = None,
+) -> str:
+    """A short Markdown summary of each model's results (of ``contrast``: the paper's female vs
+    male audit of a gender-only list needs no heading), and the names left out
+    because a model misread them (``dropped``)."""
+    parts = ["# Audit summary\n"]
+    if not contrast.is_paper:
+        parts.append(contrast_note(contrast))
+    if dropped:
+        parts.append(
+            f"**{len(dropped)} names left out before pairing** because some model does not read "
+            f"them as their label (names.drop_misperceived; results/names/validity.md): "
+            f"{', '.join(dropped)}. The audit speaks for the names that remain.\n"
+        )
+    for model, frames in tables.items():
+        parts.append(f"## {model}\n")
+        if location.is_embedded(models[model]["model"]):
+            parts.append(EMBEDDED_NOTE.format(model=model) + "\n")
+        if "truth" in frames:
+            parts.append(SIMULATED_NOTE.format(model=model) + "\n")
+            parts.append(
+                truth_beside_estimates(frames["metrics"], frames["truth"], settings["difference"])
+                + "\n"
+            )
+        parts.append(
+            model_summary(
+                frames["metrics"],
+                frames["tests"],
+                frames["position"],
+                settings,
+                contrast,
+                robustness=frames.get("robustness"),
+                answer_mass=frames.get("answer_space"),
+                flips=frames.get("flips"),
+                model_fit=frames.get("pooled"),
+            )
+        )
+    return "\n".join(parts)
+
+
+def contrast_note(contrast: Contrast) -> str:
+    """What a contrast's numbers compare, and what names can and cannot stand for."""
+    if contrast.is_control:
+        a, b = contrast.sides.a_words, contrast.sides.b_words
+        return (
+            f"**Neutral control: {a} and {b}.** The same questions, with two people named by "
+            "neutral labels instead of names. Nothing here comes from names: what these numbers "
+            f"show (a preference for the first-listed person, for {a} over {b}, the level of "
+            "Confirmation and Consistency) comes from position, the labels and the wording. "
+            "Compare them with the contrasts of names (results/contrasts.md). With one pair of "
+            "labels there is no sample of names, so no interval or test here can speak for "
+            "other labels.\n"
+        )
+    held = f" Pairs are matched on {' and '.join(contrast.held)}." if contrast.held else ""
+    return (
+        f"**Contrast: {contrast.label}.** Every difference is {contrast.sides.a_words} minus "
+        f"{contrast.sides.b_words}: positive values favour the {contrast.sides.a_words} "
+        f"name of a pair.{held} Names stand in for the groups: a name's group is the label of "
+        "its source list, an approximation (people of any group bear any name), and what a "
+        "model associates with a name may differ from it (docs/method.md#contrasts).\n"
+    )

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from hiremeornot.analysis.answer_space import mass_distribution
-from hiremeornot.writing.report import answer_space_sentence as sentence
+from hiremeornot.writing.summary import answer_space_sentence as sentence
 
 
 def step(masses, question=None):

@@ -14,13 +14,13 @@ from hiremeornot.analysis.compare import (
     load_run,
     paired_changes,
     paired_values,
-    summary_paragraph,
 )
 from hiremeornot.analysis.metrics import instance_outcomes
 from hiremeornot.cli import main
 from hiremeornot.design.contrasts import GENDER
 from hiremeornot.errors import InputError
 from hiremeornot.tables_io import write_table
+from hiremeornot.writing.compare import summary_paragraph
 
 SETTINGS = {
     "difference": "biased",

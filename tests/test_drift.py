@@ -17,7 +17,8 @@ from hiremeornot.asking.backends import Request, Response, load_backend, model_i
 from hiremeornot.asking.store import ResponseStore
 from hiremeornot.cli import main
 from hiremeornot.config import load_config
-from hiremeornot.provenance.drift import Drift, drift_table, markdown, sampling_agreement
+from hiremeornot.provenance.drift import Drift, drift_table, sampling_agreement
+from hiremeornot.writing.drift import drift_markdown
 
 QUESTIONS = [Request(f"Is candidate {i} qualified?", ("Yes", "No")) for i in range(12)]
 FLIPPED = {QUESTIONS[2].prompt, QUESTIONS[7].prompt, QUESTIONS[9].prompt}
@@ -166,14 +167,16 @@ def sampled(agreeing: int, n: int = 40, logprobs=(-0.6931, -0.6931), temperature
 def test_at_temperature_above_0_changed_answers_are_tested_against_sampling_alone():
     """Two choices at 0.5 each: an unchanged model agrees with itself in half of its samples."""
     assert sampling_agreement(sampled(18))[0] == pytest.approx(20.0, rel=1e-3)
-    text = markdown(sampled(18))
+    text = drift_markdown(sampled(18))
     assert "**No drift detected**" in text and "as sampling at temperature 1.0 alone" in text
-    assert "**Drift detected**: 8 of 40 answers agree where sampling" in markdown(sampled(8))
+    assert "**Drift detected**: 8 of 40 answers agree where sampling" in drift_markdown(sampled(8))
     # a sharp distribution: sampling agrees nearly always, so 30 of 40 is drift
     sharp = sampled(30, logprobs=(-0.01, -4.6))
-    assert sampling_agreement(sharp)[1] < 1e-6 and "**Drift detected**" in markdown(sharp)
+    assert sampling_agreement(sharp)[1] < 1e-6 and "**Drift detected**" in drift_markdown(sharp)
     # at temperature 0 any changed answer is drift; without probabilities nothing is tested
-    assert "**Drift detected**: 2 of 40 answers changed" in markdown(sampled(38, temperature=0.0))
+    assert "**Drift detected**: 2 of 40 answers changed" in drift_markdown(
+        sampled(38, temperature=0.0)
+    )
     unknown = sampled(30, logprobs=(float("nan"), -0.5))
     assert sampling_agreement(unknown) is None
-    assert "**Drift not tested**: 10 of 40 answers changed" in markdown(unknown)
+    assert "**Drift not tested**: 10 of 40 answers changed" in drift_markdown(unknown)

@@ -6,10 +6,11 @@ import pytest
 
 from hiremeornot.asking.backends import Response, model_identity
 from hiremeornot.asking.backends.openai.cost import cost_estimate
+from hiremeornot.asking.estimate import estimate, step_requests
 from hiremeornot.asking.store import ResponseStore, request_key
 from hiremeornot.design.contrasts import GENDER
-from hiremeornot.design.estimate import estimate, markdown, step_requests
 from hiremeornot.plan import step_settings
+from hiremeornot.writing.estimate import estimate_markdown
 from tests.conftest import needs_data
 from tests.test_steps import CONFIG, inputs  # noqa: F401 (the fixture)
 
@@ -63,7 +64,7 @@ def test_counts_tokens_and_costs_bracket_steps_2_and_3(inputs, tmp_path):  # noq
     step2 = step_requests("step2", by_step(GPT)["step2"], inputs, "yes", ["paper"], sides=GENDER)
     assert rows.loc["step2", "usd_high"] == pytest.approx(cost_estimate(step2, GPT).usd)
     assert all(" has " in r.prompt for r in step2)  # every attribute granted
-    assert "- gpt: about $" in markdown(table)
+    assert "- gpt: about $" in estimate_markdown(table)
 
 
 def test_step1_questions_already_stored_are_not_counted_again(inputs, tmp_path):  # noqa: F811
@@ -93,5 +94,5 @@ def test_tokens_for_an_api_without_prices_and_counts_only_for_a_local_model(inpu
     assert api_rows["usd_high"].isna().all() and (api_rows["input_tokens_high"] > 0).all()
     assert local_rows["input_tokens_high"].isna().all()
     assert list(local_rows["questions"]) == list(api_rows["questions"])
-    text = markdown(table)
+    text = estimate_markdown(table)
     assert "- api: no prices configured" in text and "- local" not in text

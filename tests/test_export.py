@@ -10,10 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from hiremeornot.cli import main
 from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
 from hiremeornot.design.dataset import build_instances
 from hiremeornot.provenance import export, manifest
 from hiremeornot.tables_io import write_table
+from hiremeornot.writing.provenance import datasheet
 
 OCCUPATIONS = pd.DataFrame({"title": ["nurse", "pilot"], "soc_code": ["29-1141.00", "53-2011.00"]})
 PAIRS = pd.DataFrame({"pair_id": ["Mary-John"], "female": ["Mary"], "male": ["John"]})
@@ -268,7 +270,7 @@ def test_the_datasheet_says_what_was_asked_of_whom_under_which_licences(exported
     api["weights"] = {"kind": "api", "model": "gpt-x", "base_url": None}
     api["served"] = [{"served_model": "gpt-x-0125", "system_fingerprint": None, "answers": 3}]
     built["models"]["api"] = api
-    text = export.datasheet(built, files, "5a" * 32, GENDER_CONTRAST, extra)
+    text = datasheet(built, files, "5a" * 32, GENDER_CONTRAST, extra)
     assert (
         "| api | openai | gpt-x | API model gpt-x | gpt-x-0125 (no fingerprint): 3 answers |"
         in text
@@ -287,24 +289,22 @@ def test_the_datasheet_says_what_was_asked_of_whom_under_which_licences(exported
     assert "Is {subject} qualified for {occupation}?" in text
 
 
-def test_export_run_writes_the_readme_beside_the_files(exported, tmp_path):
+def test_the_export_command_writes_the_readme_beside_the_files(exported, tmp_path):
     path = tmp_path / "manifest.json"
     manifest.write_json(fake_manifest(), path)
     out = tmp_path / "again"
     results = Path(exported["tables"][0]).parents[2]
     write_table(INSTANCES, results / "dataset" / "instances.parquet")
     write_table(ATTRIBUTES, results / "dataset" / "attributes.tsv")
-    files = export.export_run(
-        path,
-        exported["tables"],
-        results / "dataset" / "instances.parquet",
-        results / "dataset" / "attributes.tsv",
-        out,
-        GENDER_CONTRAST,
-    )
+    contrast = json.dumps(GENDER_CONTRAST.as_dict())
+    argv = ["export", "--manifest", str(path), "--tables", *map(str, exported["tables"])]
+    argv += ["--instances", str(results / "dataset" / "instances.parquet")]
+    argv += ["--attributes", str(results / "dataset" / "attributes.tsv")]
+    assert main([*argv, "--out-dir", str(out), "--contrast", contrast]) == 0
     readme = (out / "README.md").read_text()
     assert manifest.sha256_file(path) in readme
-    assert sum(f["rows"] for f in files) == 24
+    lines = [line for jsonl in out.glob("*/*.jsonl") for line in jsonl.read_text().splitlines()]
+    assert len(lines) == 24
     assert readme.startswith('---\nconfigs:\n- config_name: "m_step1"\n')
     datasets = pytest.importorskip("datasets")
     # the card's configurations: one per file, by name

@@ -1,8 +1,10 @@
-"""What a module or a command loads: computing never loads the plotting library, and a job
-loads only what its command uses (every job of every run pays its imports)."""
+"""What a module or a command loads: each stage imports only the stages before it (computing
+never imports writing), computing never loads the plotting library, and a job loads only what
+its command uses (every job of every run pays its imports)."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import pkgutil
@@ -15,11 +17,54 @@ import pytest
 
 import hiremeornot
 from hiremeornot.cli import COMMANDS
+from tests.conftest import REPO
+
+PACKAGE = REPO / "src" / "hiremeornot"
+# The stages in the order they run; a module may import its own stage and those before it, and
+# the shared top-level modules (config, errors, tables_io, atomic), which import no stage. The
+# plan (what each job of a config asks) and __main__ serve the CLI, as if part of it.
+STAGES = ["inputs", "design", "asking", "analysis", "provenance", "writing", "cli"]
+SERVING_THE_CLI = {"hiremeornot.plan", "hiremeornot.__main__"}
 
 HEAVY = ("matplotlib", "scipy", "statsmodels", "torch", "transformers")
 # The modules that draw: the figures, and the commands that write them.
 DRAWING = {"hiremeornot.writing.figures", "hiremeornot.cli.writing", "hiremeornot.cli.simulation"}
 DRAWING |= {"hiremeornot.cli.comparing"}
+
+
+def imported(path) -> set[str]:
+    """Every hiremeornot module a file imports, at the top or inside a function."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hiremeornot"):
+            found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("hiremeornot")}
+    return found
+
+
+def stage_of(module: str) -> str | None:
+    """The stage of ``hiremeornot.<stage>...``; None for a shared top-level module."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in STAGES else None
+
+
+def test_each_stage_imports_only_the_stages_before_it():
+    assert sorted(STAGES) == sorted(
+        p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()
+    )
+    wrong = []
+    for path in PACKAGE.rglob("*.py"):
+        module = ".".join(("hiremeornot", *path.relative_to(PACKAGE).with_suffix("").parts))
+        own = "cli" if module in SERVING_THE_CLI else stage_of(module)
+        allowed = STAGES[: STAGES.index(own) + 1] if own else []
+        for target in imported(path):
+            stage = stage_of(target)
+            if stage and stage not in allowed:
+                wrong.append(f"{module} imports {target}")
+            if target in SERVING_THE_CLI and own != "cli":
+                wrong.append(f"{module} imports the plan")
+    assert wrong == []
 
 
 def loaded_after(code: str) -> set[str]:

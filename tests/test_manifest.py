@@ -17,6 +17,7 @@ from hiremeornot.config import schema, validate_config
 from hiremeornot.errors import InputError
 from hiremeornot.provenance import manifest
 from hiremeornot.tables_io import read_job_record, stamp_table, step_table_parts, write_table
+from hiremeornot.writing.provenance import markdown_section
 
 
 def sha(path: Path) -> str:
@@ -300,7 +301,7 @@ def test_the_manifest_counts_each_job_once_and_every_row(tmp_path):
 def test_the_summary_section_names_commit_config_and_counts(tmp_path):
     built = fake_run(tmp_path)["manifest"]
     built["project"]["git"] = {"commit": "0123456789abcdef", "dirty": True, "changed": ["x"]}
-    text = manifest.markdown_section(built)
+    text = markdown_section(built)
     assert text.startswith("## Run manifest")
     assert "commit 0123456789ab (uncommitted changes: yes)" in text
     assert built["config_sha256"][:16] in text and "names.seed=7" in text

@@ -11,7 +11,7 @@ from hiremeornot.analysis.metrics import (
     signed_readings,
 )
 from hiremeornot.design.contrasts import GENDER
-from hiremeornot.writing.report import annotated_differences
+from hiremeornot.writing.differences import annotated_differences
 
 
 def logprobs(choice, roles, sure=True):

@@ -1,5 +1,6 @@
-"""docs/architecture.md's table of every output, the rule that writes it and the code that runs
-it is the workflow's own: read from the rules (Snakemake's API) and compared row by row.
+"""docs/architecture.md's tables are the code's own: its modules by stage are the package's
+folders and files, and its table of every output, the rule that writes it and the code that
+runs it is read from the rules (Snakemake's API) and compared row by row.
 
 After changing a rule, print the table to paste: ``python -m tests.test_outputs_map``.
 """
@@ -58,6 +59,30 @@ def outputs_map(workdir: Path) -> list[tuple[str, str, str, str]]:
                 None
             )
     return list(rows)
+
+
+def documented_modules() -> dict[str, list[str]]:
+    """The stage table of the docs: each stage's folder and the modules it lists."""
+    text = DOC.read_text()
+    table = text[text.index("<!-- modules: begin -->") : text.index("<!-- modules: end -->")]
+    stages = {}
+    for line in table.splitlines()[3:]:
+        stage, modules = line.split(" | ")[:2]
+        stages[stage.strip("| `/")] = sorted(re.findall(r"`(\w+)/?`", modules))
+    return stages
+
+
+def test_the_docs_table_of_modules_is_the_package():
+    package = REPO / "src" / "hiremeornot"
+    folders = [p for p in package.iterdir() if (p / "__init__.py").exists()]
+    found = {
+        folder.name: sorted(
+            p.stem for p in folder.iterdir() if p.suffix == ".py" and p.stem != "__init__"
+        )
+        + sorted(p.name for p in folder.iterdir() if (p / "__init__.py").exists())
+        for folder in folders
+    }
+    assert documented_modules() == {stage: sorted(modules) for stage, modules in found.items()}
 
 
 def _table(rows) -> str:

@@ -5,15 +5,13 @@ import math
 import pandas as pd
 import pytest
 
-from hiremeornot.analysis.power import detectable, names_needed, pairs_needed, power_markdown
+from hiremeornot.analysis.power import detectable, names_needed, pairs_needed
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED
 from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
-from hiremeornot.writing.report import (
-    design_caveats,
-    markdown_table,
-    model_summary,
-    pooled_sentence,
-)
+from hiremeornot.writing.differences import design_caveats
+from hiremeornot.writing.estimate import power_markdown
+from hiremeornot.writing.markdown import markdown_table
+from hiremeornot.writing.summary import model_summary, pooled_sentence
 
 REPORT = {
     "difference_threshold": 0.2,

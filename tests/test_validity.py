@@ -13,7 +13,8 @@ from hiremeornot.errors import InputError
 from hiremeornot.inputs import names
 from hiremeornot.inputs.names import NAME_COLUMNS
 from hiremeornot.plan import check_validity
-from hiremeornot.writing.report import summary
+from hiremeornot.writing.summary import summary
+from hiremeornot.writing.validity import validity_markdown
 from tests.conftest import run_dataset
 
 SETTINGS = {
@@ -58,7 +59,7 @@ def test_the_reading_of_each_name_and_the_probability_of_its_label():
     assert bob["p_gender"] == pytest.approx(0.25) and math.isnan(bob["p_race"])
     assert ann["tokens"] == 1 and pd.isna(bob["tokens"])
     assert names.misread([table]) == ["Bob"]
-    text = validity.validity_markdown({"m": table}, dropping=True)
+    text = validity_markdown({"m": table}, dropping=True)
     assert "1 of 2 names read as their label" in text and "left out before pairing" in text
 
 

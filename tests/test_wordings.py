@@ -10,7 +10,7 @@ from hiremeornot.analysis.wordings import flip_shares, pair_flips, robustness, w
 from hiremeornot.design.contrasts import GENDER
 from hiremeornot.design.prompts import check_wordings, wordings
 from hiremeornot.errors import InputError
-from hiremeornot.writing.report import robustness_sentence
+from hiremeornot.writing.summary import robustness_sentence
 from tests.conftest import REPO
 from tests.test_stats import SETTINGS, biased_rows, crossed, outcomes_table, statistics
 

@@ -9,3 +9,9 @@ def first_line(error: BaseException) -> str:
     """An exception's message up to its first line break (library messages can run on)."""
     lines = str(error).strip().splitlines()
     return lines[0] if lines else type(error).__name__
+
+
+def one_line(text: str, width: int = 90) -> str:
+    """``text`` on one line, cut to ``width`` characters with "..." where longer."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."

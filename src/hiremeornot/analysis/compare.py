@@ -38,7 +38,7 @@ from hiremeornot.analysis.stats import (
 )
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.design.questions import STEP1_KEY
-from hiremeornot.errors import InputError
+from hiremeornot.errors import InputError, one_line
 from hiremeornot.tables_io import model_step_tables, read_table, step_table_parts
 
 QUESTIONS = (("step1", "attribute"), ("step2", "q1"), ("step3", "q2"), ("step3", "q3"))
@@ -114,11 +114,6 @@ def _wording(table: pd.DataFrame) -> pd.Series:
 
 def _space(choices: Any) -> str:
     return json.dumps([str(choice) for choice in choices], ensure_ascii=False)
-
-
-def _one_line(text: str, width: int = 90) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
 def granted_signatures(granted: pd.DataFrame, sides: Sides) -> dict[tuple[str, str, str], str]:
@@ -209,7 +204,7 @@ def question_table(
         step, _, slot = conflicting.index[0]
         raise InputError(
             f"{len(conflicting)} question(s) appear twice with different prompts or answers "
-            f"(e.g. {step} {_one_line(slot)!r}): a step table left over from an earlier run? "
+            f"(e.g. {step} {one_line(slot)!r}): a step table left over from an earlier run? "
             "Remove it, or run the workflow again"
         )
     return questions.drop_duplicates(SLOT, ignore_index=True)
@@ -254,7 +249,7 @@ def match_questions(a: Run, b: Run) -> pd.DataFrame:
             f"{a.label} and {b.label} did not ask the same questions: {len(only_a)} of "
             f"{a.label}'s {len(a.questions)} are not in {b.label}, {len(only_b)} of "
             f"{b.label}'s {len(b.questions)} not in {a.label} (e.g. {first['step']} "
-            f"{_one_line(prompt)!r}); compare runs of one design (the same config's plan, "
+            f"{one_line(prompt)!r}); compare runs of one design (the same config's plan, "
             "templates and answer words)"
         )
     both = merged.drop(columns="_merge")
@@ -263,7 +258,7 @@ def match_questions(a: Run, b: Run) -> pd.DataFrame:
         first = spaces.iloc[0]
         raise InputError(
             f"{len(spaces)} question(s) offer other answers in {a.label} than in {b.label} "
-            f"(e.g. {first['step']} {_one_line(first['prompt_a'], 60)!r}: {first['space_a']} vs "
+            f"(e.g. {first['step']} {one_line(first['prompt_a'], 60)!r}: {first['space_a']} vs "
             f"{first['space_b']}); compare runs with the same answer words and names"
         )
     same_prompt = both["prompt_a"] == both["prompt_b"]
@@ -273,7 +268,7 @@ def match_questions(a: Run, b: Run) -> pd.DataFrame:
         raise InputError(
             f"{len(template)} question(s) read differently in {a.label} and {b.label} although "
             f"Step 1 granted the same attributes (e.g. {first['step']} "
-            f"{_one_line(first['prompt_a'], 60)!r} vs {_one_line(first['prompt_b'], 60)!r}): "
+            f"{one_line(first['prompt_a'], 60)!r} vs {one_line(first['prompt_b'], 60)!r}): "
             "the runs used other templates; compare runs of one design"
         )
     both["identical"] = same_prompt
@@ -437,120 +432,3 @@ def changed_questions(comparison: Comparison) -> pd.DataFrame:
     return rows.sort_values(["identical", "step", "question"], ascending=[False, True, True])[
         columns
     ].reset_index(drop=True)
-
-
-def _percent(share: float) -> str:
-    return "n/a" if share != share else f"{share:.1%}"
-
-
-def summary_paragraph(comparison: Comparison) -> str:
-    """What changed from A to B, and what can and cannot be concluded, in words."""
-    c = comparison
-    total = c.flips[c.flips["step"] == "all"].iloc[0]
-    step1 = c.flips[c.flips["step"] == "step1"].iloc[0]
-    later = c.flips[c.flips["step"].isin(["step2", "step3"])]
-    identical_later = int(later["identical"].sum())
-    flipped_later = int(later["flipped"].sum())
-    through = int(later["through_step1"].sum())
-    changed_through = int(later["changed_through_step1"].sum())
-    significant = c.changes[c.changes["significant"]]
-    floor = float(c.changes["smallest_p"].min()) if len(c.changes) else 1.0
-    parts = [
-        f"**{c.b}** against **{c.a}**: both asked the same {total['questions']} questions "
-        f"(matched by prompt and answer space, Steps 2-3 by instance and question). Of the "
-        f"{total['identical']} questions whose text was identical in both, "
-        f"**{total['flipped']} flipped** ({_percent(total['flipped_share'])}): "
-        f"{step1['flipped']} of {step1['identical']} in Step 1 and {flipped_later} of "
-        f"{identical_later} in Steps 2-3."
-    ]
-    if through:
-        parts.append(
-            f"{through} Step-2/3 questions read differently because Step 1 granted other "
-            f"attributes; {changed_through} of them were answered otherwise (a consequence of "
-            "Step 1, not counted as flips)."
-        )
-    named = ", ".join(f"{r.metric} of {r.occupation}" for r in significant.itertuples())
-    parts.append(
-        f"Per occupation, the change B - A in Confirmation, Consistency and the difference "
-        f"(reading `{c.reading}`) has a {c.confidence:.0%} interval from the crossed bootstrap "
-        f"over names; {len(significant)} of {len(c.changes)} tests are significant after "
-        f"Benjamini-Hochberg across occupations (q < {c.alpha}){': ' + named if named else ''}."
-    )
-    if floor >= c.alpha:
-        parts.append(
-            f"With so few names (or wordings) no p-value can go below {floor:.3g}, so **no "
-            "change can be significant in this design, however large**: run more name pairs "
-            "to test changes."
-        )
-    parts.append(
-        "Flips say that the model answered the same text otherwise; they can be sampling noise "
-        "where either run samples its answers (temperature above 0, or a server that is not "
-        "deterministic: `hiremeornot drift` measures how often a re-asked question changes). A "
-        "change that is not significant is not shown to be absent: the interval says how large "
-        "it may be. The comparison covers these names, occupations and one wording each; it "
-        "says nothing about why the runs differ."
-    )
-    return " ".join(parts)
-
-
-def markdown(comparison: Comparison, examples: int = 10) -> str:
-    """The report: the summary in words, the flips, the per-occupation changes."""
-    from hiremeornot.writing.report import markdown_table
-
-    c = comparison
-    flips = c.flips.assign(flipped_share=[_percent(s) for s in c.flips["flipped_share"]])
-    changes = c.changes.assign(
-        interval=[
-            f"[{lo:+.3f}, {hi:+.3f}]"
-            for lo, hi in zip(c.changes["low"], c.changes["high"], strict=True)
-        ]
-    )[
-        [
-            "metric",
-            "occupation",
-            "n",
-            "mean_a",
-            "mean_b",
-            "change",
-            "interval",
-            "p_value",
-            "q_value",
-            "significant",
-        ]
-    ]
-    changes = changes.rename(columns={"mean_a": f"{c.a}", "mean_b": f"{c.b}"})
-    changed = changed_questions(c)
-    shown = changed[changed["identical"]].head(examples)
-    lines = [
-        f"# {c.b} against {c.a}",
-        "",
-        summary_paragraph(c),
-        "",
-        "## Flipped answers",
-        "",
-        "`identical`: questions whose prompt and answer space were the same in both runs; "
-        "`flipped`: those answered otherwise (`transitions`: A's role -> B's role); "
-        "`through_step1`: Step-2/3 questions whose text differs because Step 1 granted other "
-        "attributes, and how many of them were answered otherwise.",
-        "",
-        markdown_table(flips),
-        "## Changes per occupation (B - A)",
-        "",
-        f"Means over instances; the interval ({c.confidence:.0%}) and the p-value come from the "
-        "crossed name bootstrap of the paired per-instance differences, q-values are "
-        "Benjamini-Hochberg across occupations per metric. Confirmation: higher is better; "
-        f"Consistency: lower is better; the difference: > 0 favours {c.sides.a_words} subjects.",
-        "",
-        markdown_table(changes),
-    ]
-    if len(shown):
-        lines += [
-            f"## Flipped questions ({len(shown)} of {int(changed['identical'].sum())})",
-            "",
-            markdown_table(
-                shown[["step", "question", "choice_a", "choice_b", "prompt_a"]]
-                .assign(prompt_a=[_one_line(p, 120) for p in shown["prompt_a"]])
-                .rename(columns={"prompt_a": "prompt"})
-            ),
-        ]
-    return "\n".join(lines)

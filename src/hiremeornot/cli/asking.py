@@ -13,7 +13,8 @@ from hiremeornot.config import load_config
 from hiremeornot.errors import InputError
 from hiremeornot.provenance import drift, manifest
 from hiremeornot.tables_io import read_table, stamp_table, step_table_parts, write_table
-from hiremeornot.writing import report
+from hiremeornot.writing.drift import drift_markdown
+from hiremeornot.writing.markdown import write_markdown
 
 log = logging.getLogger("hiremeornot")
 LAYOUT = "<model>/<step>/<wording>/shard-<i>.parquet"
@@ -87,7 +88,7 @@ def cmd_drift(args):
         lambda: load_backend(model_settings["backend"], model_settings, state_dir=state_dir),
     )
     write_table(result.table, args.out_tsv)
-    report.write_markdown(drift.markdown(result), args.out_md)
+    write_markdown(drift_markdown(result), args.out_md)
     found = drift.findings(result)
     log.info("%d of %d answers agree with the store", found["agree"], found["n"])
 

@@ -16,7 +16,9 @@ from hiremeornot.provenance import manifest
 from hiremeornot.tables_io import (
     write_table,
 )
-from hiremeornot.writing import figures, report
+from hiremeornot.writing import figures
+from hiremeornot.writing.compare import comparison_markdown
+from hiremeornot.writing.markdown import write_markdown
 
 log = logging.getLogger("hiremeornot")
 
@@ -52,6 +54,6 @@ def cmd_compare(args):
     if args.out_changed:
         write_table(compare.changed_questions(result), args.out_changed)
     figures.paired_changes(result.changes, a_label, b_label, args.out_png)
-    report.write_markdown(compare.markdown(result), args.out_md)
+    write_markdown(comparison_markdown(result), args.out_md)
     total = result.flips[result.flips["step"] == "all"].iloc[0]
     log.info("%d of %d identical questions flipped", total["flipped"], total["identical"])

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from hiremeornot.provenance import export, manifest
+from hiremeornot.tables_io import read_table
+from hiremeornot.writing import provenance
+from hiremeornot.writing.markdown import write_markdown
 
 log = logging.getLogger("hiremeornot")
 
@@ -25,12 +29,15 @@ def cmd_manifest(args):
 
 
 def cmd_export(args):
-    files = export.export_run(
-        args.manifest,
-        args.tables,
-        args.instances,
-        args.attributes,
-        args.out_dir,
+    sides = args.contrast.sides
+    instances, attributes = read_table(args.instances), read_table(args.attributes)
+    files = export.export_tables(args.tables, instances, attributes, args.out_dir, sides)
+    text = provenance.datasheet(
+        manifest.read_json(args.manifest),
+        files,
+        manifest.sha256_file(args.manifest),
         args.contrast,
+        export.extra_columns(files, sides),
     )
+    write_markdown(text, Path(args.out_dir) / "README.md")
     log.info("%d rows in %d files", sum(f["rows"] for f in files), len(files))

@@ -10,8 +10,9 @@ from hiremeornot.tables_io import (
     read_table,
     write_table,
 )
-from hiremeornot.writing import calibration as calibration_report
-from hiremeornot.writing import figures, report
+from hiremeornot.writing import figures
+from hiremeornot.writing.calibration import calibration_markdown
+from hiremeornot.writing.markdown import write_markdown
 
 log = logging.getLogger("hiremeornot")
 
@@ -58,10 +59,10 @@ def cmd_calibrate(args):
         "wordings": ", ".join(design.wordings),
     }
     position = calibration.position_residue(respondent, design)
-    text = calibration_report.markdown(
+    text = calibration_markdown(
         args.model, described, coverage, rates, position, report_settings, seconds
     )
-    report.write_markdown(text, args.out_md)
+    write_markdown(text, args.out_md)
     figures.calibration(checks, coverage, report_settings["confidence"], args.out_png)
     log.info(
         "%s: %d audits in %.0f s (%.0f s per hundred)",

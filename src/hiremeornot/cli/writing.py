@@ -7,8 +7,8 @@ import logging
 from pathlib import Path
 
 from hiremeornot import plan
-from hiremeornot.analysis import impact, power, stats, validity, wordings
-from hiremeornot.design import estimate
+from hiremeornot.analysis import impact, stats, wordings
+from hiremeornot.asking import estimate
 from hiremeornot.design.contrasts import (
     Contrast,
 )
@@ -21,7 +21,12 @@ from hiremeornot.tables_io import (
     read_tables,
     write_table,
 )
-from hiremeornot.writing import figures, overview, report
+from hiremeornot.writing import differences, figures, overview, summary
+from hiremeornot.writing.estimate import estimate_markdown, power_markdown, run_estimate_markdown
+from hiremeornot.writing.impact import impact_markdown
+from hiremeornot.writing.markdown import write_markdown
+from hiremeornot.writing.provenance import markdown_section
+from hiremeornot.writing.validity import validity_markdown
 
 log = logging.getLogger("hiremeornot")
 
@@ -50,13 +55,13 @@ def cmd_attribute_gaps(args):
 def cmd_difference(args):
     settings = args.settings
     model_metrics, tests = read_table(args.metrics), read_table(args.tests)
-    table = report.annotated_differences(
+    table = differences.annotated_differences(
         model_metrics, read_table(args.intervals), tests, settings["difference_threshold"]
     )
     contrast = args.contrast
     position = read_table(args.position)
-    caveats = report.design_caveats(model_metrics, tests, position, settings, contrast)
-    report.write_difference_table(
+    caveats = differences.design_caveats(model_metrics, tests, position, settings, contrast)
+    differences.write_difference_table(
         table, args.model, settings, caveats, args.out_tsv, args.out_md, contrast
     )
     figures.difference_bars(
@@ -110,7 +115,7 @@ def cmd_summary(args):
     for kind, paths in given.items():
         for model, path in paths.items():
             tables[model][kind] = read_table(path)
-    text = report.summary(
+    text = summary.summary(
         settings["models"],
         tables,
         settings["report"],
@@ -118,14 +123,14 @@ def cmd_summary(args):
         names.misread(map(read_table, args.perceived or [])),
     )
     if args.manifest:
-        text += "\n" + manifest.markdown_section(manifest.read_json(args.manifest))
-    report.write_markdown(text, args.out)
+        text += "\n" + markdown_section(manifest.read_json(args.manifest))
+    write_markdown(text, args.out)
 
 
 def cmd_name_validity(args):
     tables = {model: read_table(path) for model, path in args.tables.items()}
-    text = validity.validity_markdown(tables, args.settings["drop_misperceived"])
-    report.write_markdown(text, args.out)
+    text = validity_markdown(tables, args.settings["drop_misperceived"])
+    write_markdown(text, args.out)
 
 
 def cmd_impact(args):
@@ -143,7 +148,7 @@ def cmd_impact(args):
     )
     write_table(table, args.out_tsv)
     orders = instance_order(selections["instance_id"]).nunique()
-    report.write_markdown(impact.impact_markdown(table, args.model, settings, orders), args.out_md)
+    write_markdown(impact_markdown(table, args.model, settings, orders), args.out_md)
     figures.impact_figure(table, args.model, args.out_png, settings["impact_threshold"])
 
 
@@ -167,7 +172,7 @@ def cmd_overview(args):
         )
     impact_tables = {model: read_table(path) for model, path in (args.impact or {}).items()}
     text = overview.overview(rows, impact_tables, settings["report"], settings["list"])
-    report.write_markdown(text, args.out)
+    write_markdown(text, args.out)
 
 
 def cmd_estimate(args):
@@ -180,7 +185,7 @@ def cmd_estimate(args):
         by_model, instances, attributes, args.store_dir, settings["wordings"], sides
     )
     write_table(table, args.out_tsv)
-    power_section = power.power_markdown(
+    power_section = power_markdown(
         instances,
         list(by_model),
         settings["report"],
@@ -188,7 +193,7 @@ def cmd_estimate(args):
         manifest.read_json(args.capacity),
         len(settings["wordings"]),
     )
-    report.write_markdown(estimate.markdown(table) + "\n" + power_section, args.out_md)
+    write_markdown(estimate_markdown(table) + "\n" + power_section, args.out_md)
 
 
 def cmd_run_estimate(args):
@@ -196,10 +201,7 @@ def cmd_run_estimate(args):
         raise InputError(
             f"--tsv {sorted(args.tsv)} and --md {sorted(args.md)} name other contrasts"
         )
-    parts = [
-        (label, read_table(tsv), Path(args.md[label]).read_text())
-        for label, tsv in args.tsv.items()
-    ]
-    table, text = estimate.run_estimate(parts)
+    table = estimate.run_estimate({label: read_table(tsv) for label, tsv in args.tsv.items()})
     write_table(table, args.out_tsv)
-    report.write_markdown(text, args.out_md)
+    texts = {label: Path(args.md[label]).read_text() for label in args.tsv}
+    write_markdown(run_estimate_markdown(texts), args.out_md)

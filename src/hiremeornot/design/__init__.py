@@ -1,1 +1,1 @@
-"""The design: contrasts, the dataset of instances, prompts, questions and the run's estimate."""
+"""The design: contrasts, the dataset of instances, prompts and questions."""

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from hiremeornot.writing.report import markdown_table
+from hiremeornot.writing.markdown import markdown_table
 
 SHORTFALL = 0.02  # coverage this far below nominal, beyond Monte-Carlo error, is a failure
 
@@ -16,7 +16,7 @@ def failing(table: pd.DataFrame, nominal: float) -> pd.DataFrame:
     return table[table["coverage_high"] < nominal - SHORTFALL]
 
 
-def markdown(
+def calibration_markdown(
     model: str,
     design: Mapping[str, object],
     coverage: pd.DataFrame,

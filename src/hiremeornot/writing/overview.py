@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from hiremeornot.design.contrasts import Contrast
-from hiremeornot.writing.report import markdown_table
+from hiremeornot.writing.markdown import markdown_table
 
 COLUMNS = [
     "contrast",

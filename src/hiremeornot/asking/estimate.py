@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,6 @@ from hiremeornot.asking.store import ResponseStore, request_key
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.design.questions import STEP1_KEY, step1_rows
 from hiremeornot.tables_io import STEPS
-from hiremeornot.writing.report import markdown_table
 
 COLUMNS = [
     "model",
@@ -150,32 +150,7 @@ def estimate(
     return pd.DataFrame(rows, columns=COLUMNS).astype(integers)
 
 
-def markdown(table: pd.DataFrame) -> str:
-    """The estimate as Markdown: the table, then each model's total cost."""
-    lines = [
-        "# What the run will ask\n",
-        "Steps 2 and 3 are bracketed between no attribute granted in Step 1 (low) and every "
-        "attribute granted (high); `in_store` counts Step-1 questions already answered. Tokens "
-        "(approximate) and costs are given for openai models, costs where "
-        "`price_per_million_tokens` is set.\n",
-        markdown_table(table.astype(object).where(table.notna(), ""), digits=2),
-    ]
-    for model, rows in table.groupby("model", sort=False):
-        if rows["usd_high"].notna().all():
-            low, high = rows["usd_low"].sum(), rows["usd_high"].sum()
-            lines.append(f"- {model}: about ${low:,.2f} to ${high:,.2f} in all")
-        elif rows["input_tokens_high"].notna().all():
-            lines.append(f"- {model}: no prices configured")
-    return "\n".join(lines) + "\n"
-
-
-def run_estimate(parts: list[tuple[str, pd.DataFrame, str]]) -> tuple[pd.DataFrame, str]:
-    """The whole run's estimate from each contrast's (label, estimate table, its Markdown): the
-    tables one after the other with a ``contrast`` column, and one Markdown section per
-    contrast, its headings one level down."""
-    table = pd.concat([t.assign(contrast=label) for label, t, _ in parts], ignore_index=True)
-    sections = ["# What the whole run will ask\n", f"{len(parts)} contrasts, each below.\n"]
-    for label, _, text in parts:
-        lines = ("#" + line if line.startswith("#") else line for line in text.splitlines())
-        sections += [f"## {label}\n", "\n".join(lines) + "\n"]
-    return table, "\n".join(sections)
+def run_estimate(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The whole run's estimate: each contrast's table (by label), one after the other, with a
+    ``contrast`` column."""
+    return pd.concat([t.assign(contrast=label) for label, t in tables.items()], ignore_index=True)

@@ -1,0 +1,170 @@
+"""The difference tables: occupations above the threshold with their intervals, tests and
+verdicts, and the caveats that say what else could explain a difference."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from hiremeornot.analysis.stats import flaggable_at_floor, smallest_p
+from hiremeornot.design.contrasts import Contrast
+from hiremeornot.tables_io import write_table
+from hiremeornot.writing.markdown import markdown_table, percent, write_markdown
+
+TEST_FIELDS = ["p_value", "q_value", "significant", "p_equivalence", "q_equivalence", "verdict"]
+
+
+def annotated_differences(
+    metrics: pd.DataFrame, intervals: pd.DataFrame, tests: pd.DataFrame, threshold: float
+) -> pd.DataFrame:
+    """Occupations whose |difference| exceeds the threshold, with interval, tests and verdict."""
+    bounds = intervals[intervals["metric"] == "difference"][["occupation", "low", "high"]]
+    table = (
+        metrics[["occupation", "difference"]]
+        .merge(bounds, on="occupation", validate="1:1")
+        .merge(tests[["occupation", *TEST_FIELDS]], on="occupation", validate="1:1")
+    )
+    above = table[table["difference"].abs() > threshold]
+    return above.sort_values(["difference", "occupation"], ascending=[False, True]).reset_index(
+        drop=True
+    )
+
+
+def first_listed_share(position: pd.DataFrame, question: str = "q2") -> float:
+    asked = position[position["question"] == question]
+    named = asked["n_named"].sum()
+    return asked["first_listed"].sum() / named if named else float("nan")
+
+
+def design_caveats(
+    metrics: pd.DataFrame,
+    tests: pd.DataFrame,
+    position: pd.DataFrame,
+    settings: dict,
+    contrast: Contrast,
+) -> list[str]:
+    """What besides the contrasted groups could explain the differences, in words: position,
+    names, chance, wording, the answer constraint. The first sentence is the position one.
+    ``contrast``: the audit's (contrasts.GENDER_CONTRAST for the paper's)."""
+    sides = contrast.sides
+    orders = set(metrics["orders"])
+    share = percent(first_listed_share(position))
+    what = sides.attribute
+    if orders == {"+".join(sides.orders)}:
+        position_note = (
+            f"Differences are order-balanced: the mean of the {sides.a_words}-first and the "
+            f"{sides.b_words}-first listing (Q2 named the first-listed subject in {share} of its "
+            "answers; the balance cancels that position effect)."
+        )
+    else:
+        firsts = "/".join(
+            dict(zip(sides.orders, (sides.a_words, sides.b_words), strict=True)).get(o, o)
+            for o in sorted(orders)
+        )
+        run_both = "female_first, male_first" if contrast.is_paper else "a_first, b_first"
+        position_note = (
+            f"**Position and {what} are confounded:** only the order "
+            f"{' / '.join(sorted(orders))} was run, so the {firsts} name was always listed "
+            f"first, and Q2 named the first-listed subject in {share} of its answers. A "
+            "difference here may be a preference for the first-listed name: it is not a "
+            f"{what} finding. Run `names.orders: [{run_both}]`."
+        )
+    a_names, b_names = (int(tests[f"{side}_names"].max()) for side in sides.labels)
+    wordings = settings["wordings"]
+    names_note = (
+        f"Intervals and tests treat the {a_names} {sides.a_words} and {b_names} "
+        f"{sides.b_words} names as a sample of names (a crossed bootstrap over both); names "
+        "unlike these may behave differently."
+    )
+    floor = smallest_p(a_names, b_names, len(wordings))
+    if floor >= settings["alpha"]:
+        if smallest_p(a_names, b_names) < settings["alpha"]:
+            limit, remedy = (
+                f"{len(wordings)} wordings pooled as a random factor",
+                "Use more wordings, or read each wording's results (results/<model>/wordings/).",
+            )
+        else:
+            longer = "`names.list: unqover`" if contrast.is_paper else "a longer name list"
+            limit, remedy = (
+                f"{min(a_names, b_names)} names on the smaller side",
+                f"Use more names (`names.pairs: all`, or {longer}).",
+            )
+        names_note += (
+            f" With {limit} the test's floor on p (2^(1-k), the exact sign test's smallest p "
+            f"with k independent units) is {floor:.3g}, not below alpha = {settings['alpha']}: "
+            "**no occupation can be significant in these tables' tests, whatever the model "
+            f"does.** {remedy}"
+        )
+    else:
+        needed = flaggable_at_floor(floor, len(tests), settings["alpha"])
+        names_note += (
+            f" The test sets a floor of {floor:.3g} on p (2^(1-k), the exact sign test's "
+            "smallest p with k independent units; a choice of the test, not a limit of the "
+            f"design). With Benjamini-Hochberg across {len(tests)} occupations, "
+            + (
+                f"an occupation can be flagged only once {needed} of them sit at that floor: one "
+                "or two strongly biased occupations among many may go unflagged, and '0 differ' "
+                "does not say that none does."
+                if needed > 1
+                else "an occupation at that floor can be flagged on its own."
+            )
+        )
+    if contrast.is_control:
+        names_note = (
+            f"The control has one pair of labels ({sides.a_words}, {sides.b_words}), not a "
+            "sample of names: its intervals span every value and **no occupation can be "
+            "significant**. Read it beside the contrasts of names (results/contrasts.md), not "
+            "on its own."
+        )
+    chance_note = (
+        f"q-values correct for testing {len(tests)} occupations (Benjamini-Hochberg); "
+        f"a |difference| above {settings['difference_threshold']} without a small q-value may "
+        "be chance."
+    )
+    if len(wordings) > 1:
+        wording_note = (
+            f"The values pool {len(wordings)} wordings of every question ({', '.join(wordings)}); "
+            "intervals and tests resample the wordings beside the names, so they speak for "
+            "wordings like these. results/<model>/wordings/ reports each wording."
+        )
+    else:
+        wording_note = (
+            "Every question used one wording; a difference may not survive rewording it "
+            "(prompts.variants, docs/prompts.md)."
+        )
+    constraint_note = (
+        "Every answer was held to its answer space: Q2 offers only the two people, so it names "
+        "one of them even where the model would have named neither, and the biased and q2 "
+        "readings inherit that forced choice. Q3's both/neither answers and the `_p` metrics "
+        "(the model's own probabilities) show how strongly it leaned; how much probability it "
+        "put outside the answer words, where its backend shows it, is in "
+        "results/<model>/answer_space.tsv."
+    )
+    return [position_note, names_note, chance_note, wording_note, constraint_note]
+
+
+def write_difference_table(
+    table: pd.DataFrame,
+    model: str,
+    settings: dict,
+    caveats: list[str],
+    tsv: str,
+    md: str,
+    contrast: Contrast,
+) -> None:
+    """A difference table as TSV and as Markdown with a caption and the caveats."""
+    write_table(table, tsv)
+    sides = contrast.sides
+    a, b = sides.a_words, sides.b_words
+    caption = (
+        f"Occupations with |{a} - {b} difference| > {settings['difference_threshold']} for "
+        f"{model} (reading: {settings['difference']}, docs/method.md). Positive values: the "
+        f"model's behaviour favours {a} subjects; negative: {b} subjects. low-high: "
+        f"{settings['confidence']:.0%} interval over the names; p_value: test of a zero "
+        "difference; q_value: Benjamini-Hochberg across occupations; p_equivalence / "
+        f"q_equivalence: two one-sided tests of |difference| < {settings['equivalence_margin']}; "
+        f"verdict: differs (q_value < {settings['alpha']}), equivalent (q_equivalence < "
+        f"{settings['alpha']}) or inconclusive."
+    )
+    notes = "\n".join(f"- {line}" for line in caveats)
+    body = markdown_table(table) if len(table) else "(no occupation above the threshold)\n"
+    write_markdown(f"{caption}\n\n{notes}\n\n{body}", md)

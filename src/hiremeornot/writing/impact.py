@@ -1,0 +1,60 @@
+"""The impact-ratio table in words: how to read it, and what besides the groups could explain a
+low ratio."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from hiremeornot.analysis.impact import MIN_NAMES
+from hiremeornot.writing.markdown import markdown_table
+
+
+def impact_markdown(table: pd.DataFrame, model: str, settings: dict, orders: int) -> str:
+    """The impact-ratio table of one model in words: how to read it, what besides the groups
+    could explain a low ratio, and the rows below the threshold. ``settings`` is the config's
+    ``report`` section; ``orders`` the listing orders run."""
+    threshold = settings["impact_threshold"]
+    below = table[table["below_threshold"]]
+    clearly = int(below["clearly_below"].sum())
+    cells = len(table.dropna(subset=["impact_ratio"]))
+    names = int(table["n_names"].min()) if len(table) else 0
+    position = (
+        "Both listing orders are pooled, so the first-listed position favours no group."
+        if orders > 1
+        else "**Only one listing order was run: in Q2 and Q3 a group's rate mixes the group with "
+        "its position in the prompt.**"
+    )
+    lines = [
+        f"# Selection-rate impact ratios: {model}\n",
+        "Per occupation, question and group: the selection rate (Q1, the primary one: the share "
+        "of answers that judge the person qualified; Q3: the share of questions naming a member "
+        "of the group in which the model chose that member or 'both'; Q2: the same with no "
+        "neutral answer, a head-to-head share between the two people of each question rather "
+        "than a selection rate in the Uniform Guidelines' sense), and the impact ratio, the rate "
+        f"divided by the highest group's rate (`reference`). A ratio below {threshold} is flagged "
+        "(`below_threshold`), the four-fifths rule of US employment-selection guidance; "
+        f"`clearly_below` marks ratios whose whole {settings['confidence']:.0%} interval over the "
+        f"names lies below it, where the group and the reference have {MIN_NAMES} names or more "
+        "(an interval over fewer names cannot place a ratio).\n",
+        f"- {len(below)} of {cells} ratios are below {threshold}; the whole interval of "
+        f"{clearly} of them lies below it.",
+        "- The four-fifths rule is a screening heuristic, not a significance test. With "
+        f"{cells} ratios, some fall below {threshold} by chance alone; the groups have as few as "
+        f"{names} names, so a ratio rests on few names: read the intervals, not the flags.",
+        "- In Q2 and Q3 the model chooses between two people, so a group's rate depends on whom "
+        "it was paired with (`paired_with`): a group met only by a favoured group looks "
+        "disfavoured. Compare groups that met the same opponents, or read Q1, which asks about "
+        "one person at a time (its prompt still names both people of the pair).",
+        f"- {position}",
+        "- Names stand in for the groups: a name's group is the label of its source list, an "
+        "approximation (people of every group bear every name), and names also carry other "
+        "signals (age, class, familiarity to the model).",
+        "",
+    ]
+    if len(below):
+        shown = below.sort_values("impact_ratio")[
+            ["occupation", "question", "group", "n_names", "rate", "reference", "impact_ratio"]
+            + ["ratio_low", "ratio_high", "clearly_below"]
+        ]
+        lines += [f"## Ratios below {threshold}\n", markdown_table(shown)]
+    return "\n".join(lines)

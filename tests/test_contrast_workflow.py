@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import name_table, needs_data
-from tests.workflow_runs import SIMULATED, TINY, run_tiny, snakemake
+from tests.workflow_runs import PLANTED, SIMULATED, TINY, run_tiny, snakemake
 
 pytestmark = [pytest.mark.slow, needs_data]
 MODEL = "planted"
@@ -24,11 +24,13 @@ CONTRASTS = {
     },
     "black-minus-white-matched-on-gender": {"a": {"race": "Black"}, "b": {"race": "White"}},
 }
+BLACK_FAVOURED = {**PLANTED, "effects": {q: {"Black": 0.8} for q in ("q1", "q2", "q3")}}
 RACES = {
     **TINY,
     "occupations": {**TINY["occupations"], "select": ["nurse"]},
     "names": {"list": "bloomberg", "contrast": list(CONTRASTS.values()), "pairs": 2, "seed": 0},
-    "models": {MODEL: {**SIMULATED, "threads": 1}},
+    # planted on race, which every contrast names (one leaves gender out: tests/test_respondent.py)
+    "models": {MODEL: {**SIMULATED, "respondent": BLACK_FAVOURED, "threads": 1}},
     "control": {"neutral": True},
 }
 PUBLISHED = [

@@ -9,10 +9,10 @@ from scipy.special import expit, logit
 
 from hiremeornot.asking.backends import Request, load_backend
 from hiremeornot.asking.respondent import Respondent, check_design, matches
-from hiremeornot.config import model_settings
+from hiremeornot.config import model_settings, validate_config
 from hiremeornot.errors import InputError
 from hiremeornot.plan import check_config
-from tests.conftest import REPO
+from tests.conftest import REPO, needs_data
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
@@ -103,7 +103,12 @@ def test_groups_match_by_value_or_values_joined():
 def test_a_plant_the_design_lacks_is_named(params, message):
     with pytest.raises(InputError, match=message):
         check_design(
-            settings(**params)["respondent"], ["nurse"], ["female", "male"], ["paper"], "respondent"
+            settings(**params)["respondent"],
+            ["nurse"],
+            {"female": "gender", "male": "gender"},
+            {"female minus male": {"gender"}},
+            ["paper"],
+            "respondent",
         )
 
 
@@ -118,6 +123,21 @@ def test_the_config_check_stops_a_bad_plant_before_any_job():
     }
     with pytest.raises(InputError, match=r"models.planted.respondent.effects.q1.Black"):
         check_config(config)
+
+
+@needs_data
+def test_a_plant_on_what_a_contrast_leaves_out_of_its_groups_is_refused():
+    """Black minus White matched on gender names no gender in its groups: a plant on female
+    would not reach its answers, and the questions it shares with Black women minus White
+    women would be answered as whichever contrast asked first (found: a re-run changed them)."""
+    from tests.test_contrast_workflow import RACES
+
+    config = copy.deepcopy(RACES)
+    config["models"]["planted"]["respondent"] = {"effects": {"q2": {"female": 0.8}}}
+    with pytest.raises(InputError, match=r"effects.q2.female: plants on gender, which the cont"):
+        check_config(validate_config(config))
+    config["models"]["planted"]["respondent"] = {"effects": {"q2": {"Black": 0.8}}}
+    check_config(validate_config(config))
     config["models"]["planted"]["respondent"] = {"q1": {"none": 1.5}}
     with pytest.raises(InputError, match=r"'models.planted.respondent.q1.none'"):
         check_config(config)

@@ -11,7 +11,14 @@ from typing import Any
 from hiremeornot.asking.backends.location import model_location
 from hiremeornot.asking.respondent import check_design
 from hiremeornot.config import model_keys, read_yaml, validate_config
-from hiremeornot.design.contrasts import NEUTRAL_ROLES, Contrast, Sides, contrasts, control_contrast
+from hiremeornot.design.contrasts import (
+    CONTROL,
+    NEUTRAL_ROLES,
+    Contrast,
+    Sides,
+    contrasts,
+    control_contrast,
+)
 from hiremeornot.design.prompts import check_wordings, placeholders, wordings
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import (
@@ -127,17 +134,25 @@ def without_resources(models: dict[str, dict]) -> dict[str, dict]:
 
 
 def check_simulated(config: dict) -> None:
-    """A simulated model plants effects only on occupations, groups and wordings of the design."""
-    values = [*GENDERS, *name_source(config)["races"]]
+    """A simulated model plants effects only on occupations, groups and wordings of the design,
+    and only on attributes every contrast of names names in its groups."""
+    attribute_of = dict.fromkeys(GENDERS, "gender") | dict.fromkeys(
+        name_source(config)["races"], "race"
+    )
     if config["control"]["neutral"]:
-        values += config["control"]["labels"]
+        attribute_of |= dict.fromkeys(config["control"]["labels"], CONTROL)
+    named = {
+        contrast.label: {attribute for attribute, _ in (*contrast.a, *contrast.b)}
+        for contrast in named_contrasts(config).values()
+    }
     titles = list(selected_occupations(config)["title"])
     for name, settings in config["models"].items():
         if settings["backend"] == "simulated":
             check_design(
                 settings["respondent"],
                 titles,
-                values,
+                attribute_of,
+                named,
                 config["prompts"]["variants"],
                 f"models.{name}.respondent",
             )

@@ -32,6 +32,7 @@ import numpy as np
 from scipy.special import expit, logit, softmax
 from scipy.stats import norm
 
+from hiremeornot.design.contrasts import CONTROL
 from hiremeornot.errors import InputError
 
 QUESTIONS = ("q1", "q2", "q3")
@@ -159,12 +160,19 @@ class Respondent:
 def check_design(
     params: Mapping[str, Any],
     occupations: Sequence[str],
-    values: Sequence[str],
+    attribute_of: Mapping[str, str],
+    named: Mapping[str, set[str]],
     wordings: Sequence[str],
     where: str,
 ) -> None:
     """Stop with a one-line message naming the key when a plant names an occupation, group
-    value or wording the design lacks, or when Q3's neutral answers take more than all."""
+    value or wording the design lacks, or when Q3's neutral answers take more than all.
+
+    ``attribute_of`` gives each group value of the design its attribute ("female": "gender");
+    ``named`` the attributes each contrast of names (by label) names in its groups. The
+    respondent sees a person's group as the contrast names it, so a plant on an attribute a
+    contrast leaves out would not reach that contrast's answers, and a question two contrasts
+    share (the store asks it once) would be answered by whichever contrast asked it first."""
     q3 = params["q3"]
     if q3["both"] + q3["neither"] > 1:
         raise InputError(
@@ -192,9 +200,20 @@ def check_design(
         effect_maps[f"{where}.wordings.{wording}"] = planted
     for path, planted in effect_maps.items():
         for key in planted:
-            unknown = [part for part in key.split() if part not in values]
-            if unknown and key not in values:
+            parts = [key] if key in attribute_of else key.split()
+            unknown = [part for part in parts if part not in attribute_of]
+            if unknown:
                 raise InputError(
                     f"{path}.{key}: {unknown[0]!r} is no group of the design; known: "
-                    f"{sorted(values)}"
+                    f"{sorted(attribute_of)}"
                 )
+            for attribute in sorted({attribute_of[part] for part in parts} - {CONTROL}):
+                for label, attributes in named.items():
+                    if attribute not in attributes:
+                        raise InputError(
+                            f"{path}.{key}: plants on {attribute}, which the contrast "
+                            f"{label!r} leaves out of its groups: its answers would not see "
+                            "the plant, and a question it shares with another contrast would "
+                            "be answered as whichever asked it first; plant on what every "
+                            "contrast names"
+                        )

@@ -81,7 +81,7 @@ def onet_dir() -> Path:
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory) -> Path:
     """A finished run of the workflow on the tiny config (two models), shared read-only."""
-    from tests.workflow_runs import run_tiny
+    from tests.helpers.workflow_runs import run_tiny
 
     workdir = tmp_path_factory.mktemp("tiny-run")
     run_tiny(workdir)
@@ -90,8 +90,9 @@ def tiny_run(tmp_path_factory) -> Path:
 
 @pytest.fixture()
 def fake(monkeypatch):
-    """The fake OpenAI-compatible server (tests/fake_openai.py), at ``fake.url``, its key set."""
-    from tests.fake_openai import FakeOpenAI, serve
+    """The fake OpenAI-compatible server (tests/helpers/fake_openai.py), at ``fake.url``, its key
+    set."""
+    from tests.helpers.fake_openai import FakeOpenAI, serve
     from tests.test_openai_backend import KEY
 
     monkeypatch.setenv("HIREMEORNOT_TEST_KEY", KEY)

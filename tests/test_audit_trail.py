@@ -18,9 +18,9 @@ from hiremeornot.config import validate_config
 from hiremeornot.design.contrasts import GENDER
 from hiremeornot.provenance import export, manifest
 from tests.conftest import REPO, needs_data
-from tests.workflow_runs import MODEL, OTHER_MODEL, TINY
+from tests.helpers.workflow_runs import MODEL, OTHER_MODEL, TINY
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 STEPS = ("step1", "step2", "step3")
 
 

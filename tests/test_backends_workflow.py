@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 
 from tests.conftest import needs_data
-from tests.fake_openai import FakeOpenAI, serve
+from tests.helpers.fake_openai import FakeOpenAI, serve
+from tests.helpers.tiny_models import tiny_roberta_qa
+from tests.helpers.workflow_runs import TINY, run_tiny, step_tables
 from tests.test_openai_backend import KEY
-from tests.tiny_models import tiny_roberta_qa
-from tests.workflow_runs import TINY, run_tiny, step_tables
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 
 CORPUS = ["Mary and James are neighbors. Is Mary qualified for nurse? Options: Yes, No."]
 

@@ -13,9 +13,9 @@ from hiremeornot.cli import main
 from hiremeornot.design.contrasts import GENDER
 from hiremeornot.tables_io import read_table, write_table
 from tests.conftest import needs_data
-from tests.workflow_runs import MODEL, OTHER_MODEL, copy_run, run_tiny
+from tests.helpers.workflow_runs import MODEL, OTHER_MODEL, copy_run, run_tiny
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 
 TARGET = f"results/compare/{MODEL}_vs_{OTHER_MODEL}"
 

@@ -15,7 +15,7 @@ from hiremeornot.asking.store import (
     segments,
     visit_segments,
 )
-from tests.doubles import CountingBackend
+from tests.helpers.doubles import CountingBackend
 
 IDENTITY = {"backend": "transformers", "model": "m"}
 WORKERS = 8

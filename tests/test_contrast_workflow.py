@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from tests.conftest import name_table, needs_data
-from tests.workflow_runs import PLANTED, SIMULATED, TINY, run_tiny, snakemake
+from tests.helpers.workflow_runs import PLANTED, SIMULATED, TINY, run_tiny, snakemake
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 MODEL = "planted"
 
 # Black minus White women, and Black minus White pooled over gender with gender-matched pairs.

@@ -54,6 +54,7 @@ def _tsv(path: Path) -> pd.DataFrame:
 
 
 @pytest.mark.slow
+@pytest.mark.workflow
 @needs_data
 def test_the_default_audit_writes_what_it_wrote_before_contrasts(tiny_run):
     expected = json.loads(SNAPSHOT.read_text())

@@ -21,7 +21,7 @@ import yaml
 from hiremeornot.asking.backends.location import locate
 from hiremeornot.config import model_keys, validate_config
 from tests.conftest import needs_data
-from tests.workflow_runs import (
+from tests.helpers.workflow_runs import (
     EMBEDDED,
     MODEL,
     OTHER_MODEL,
@@ -31,7 +31,7 @@ from tests.workflow_runs import (
     snakemake,
 )
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 
 FILLED = validate_config(copy.deepcopy(TINY))
 IN_USE = FILLED["names"]["list"]

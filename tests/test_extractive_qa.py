@@ -20,7 +20,7 @@ from hiremeornot.asking.backends.extractive_qa import (
 )
 from hiremeornot.config import model_settings
 from hiremeornot.errors import InputError
-from tests.tiny_models import tiny_roberta_qa
+from tests.helpers.tiny_models import tiny_roberta_qa
 
 CONTEXT = "Elizabeth and Thomas are neighbors."
 DEFINITION = (

@@ -19,7 +19,7 @@ from hiremeornot.asking.store import ResponseStore, request_key
 from hiremeornot.config import model_settings
 from hiremeornot.errors import InputError
 from tests.conftest import REPO
-from tests.fake_openai import FakeOpenAI, serve
+from tests.helpers.fake_openai import FakeOpenAI, serve
 
 KEY = "sk-test-HIREMEORNOT-0123456789"
 REQUESTS = [

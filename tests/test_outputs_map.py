@@ -21,7 +21,7 @@ from snakemake.settings.types import (
 
 from hiremeornot.cli import COMMANDS
 from tests.conftest import REPO, needs_data
-from tests.workflow_runs import MODEL, OTHER_MODEL, TINY
+from tests.helpers.workflow_runs import MODEL, OTHER_MODEL, TINY
 
 DOC = REPO / "docs" / "architecture.md"
 BEGIN, END = "<!-- outputs: begin -->", "<!-- outputs: end -->"

@@ -10,7 +10,7 @@ import pytest
 from hiremeornot.config import validate_config
 from hiremeornot.tables_io import read_job_record
 from tests.conftest import needs_data
-from tests.workflow_runs import (
+from tests.helpers.workflow_runs import (
     MODEL,
     OTHER_MODEL,
     TINY,
@@ -20,7 +20,7 @@ from tests.workflow_runs import (
     step_tables,
 )
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 DOWNSTREAM = {
     "model_metrics",
     "metrics_table",

@@ -7,11 +7,11 @@ import copy
 import pytest
 
 from tests.conftest import needs_data
-from tests.fake_openai import FakeOpenAI, serve
+from tests.helpers.fake_openai import FakeOpenAI, serve
+from tests.helpers.workflow_runs import TINY, run_tiny
 from tests.test_openai_backend import KEY
-from tests.workflow_runs import TINY, run_tiny
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 
 
 def api_config(url: str) -> dict:

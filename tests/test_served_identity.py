@@ -13,7 +13,7 @@ from hiremeornot.asking.ask import ask
 from hiremeornot.asking.backends import Response, load_backend, model_identity
 from hiremeornot.asking.store import REQUIRED_COLUMNS, ResponseStore, request_key, segments
 from hiremeornot.asking.store_maintenance import check, compact, served_identities, stored_answers
-from tests.doubles import CountingBackend
+from tests.helpers.doubles import CountingBackend
 from tests.test_openai_backend import settings
 from tests.test_store import requests
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from tests.conftest import needs_data
-from tests.workflow_runs import SIMULATED, TINY, run_tiny, snakemake
+from tests.helpers.workflow_runs import SIMULATED, TINY, run_tiny, snakemake
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 MODEL = "planted"
 # nurse favours women and pilot men, in every question
 OPPOSITE = {

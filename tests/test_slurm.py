@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 from tests.conftest import REPO, needs_data
-from tests.workflow_runs import MODEL, OTHER_MODEL, run_tiny, step_tables
+from tests.helpers.workflow_runs import MODEL, OTHER_MODEL, run_tiny, step_tables
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, pytest.mark.slurm, needs_data]
 
 
 def cluster_is_up() -> bool:

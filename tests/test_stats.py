@@ -18,7 +18,7 @@ from hiremeornot.analysis.stats import (
     smallest_p,
 )
 from hiremeornot.design.contrasts import GENDER
-from tests.name_effects import Design, coverage
+from tests.helpers.name_effects import Design, coverage
 
 # (q1_female, q1_male, q2, q3) giving each direction of bias (see metrics.py)
 BIAS_ANSWERS = {

@@ -8,7 +8,7 @@ from hiremeornot.asking.ask import ask
 from hiremeornot.asking.backends.base import Request, Response
 from hiremeornot.asking.store import ResponseStore, request_key, segments
 from hiremeornot.errors import InputError
-from tests.doubles import CountingBackend
+from tests.helpers.doubles import CountingBackend
 
 IDENTITY = {"backend": "transformers", "model": "m"}
 

@@ -23,7 +23,7 @@ from hiremeornot.design.prompts import PAPER
 from hiremeornot.plan import step_settings
 from hiremeornot.tables_io import STEPS, stamp_table, write_table
 from tests.conftest import REPO, needs_data
-from tests.doubles import CountingBackend
+from tests.helpers.doubles import CountingBackend
 from tests.test_steps import inputs  # noqa: F401 (the fixture)
 from tests.test_store import requests, write_old_store
 

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from tests.conftest import needs_data
-from tests.workflow_runs import EMBEDDED, MODEL, TINY, run_tiny
+from tests.helpers.workflow_runs import EMBEDDED, MODEL, TINY, run_tiny
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 
 VALIDATED = {
     **TINY,

@@ -1,4 +1,4 @@
-"""The vllm backend against a stand-in of vLLM 0.33's offline API (tests/vllm_standin.py).
+"""The vllm backend against a stand-in of vLLM 0.33's offline API (tests/helpers/vllm_standin.py).
 
 Where vLLM is importable, the requests are built with its real SamplingParams and
 StructuredOutputsParams; the engine is always the stand-in (no GPU here).
@@ -17,7 +17,7 @@ from hiremeornot.asking.backends.base import PartialBatchError, chat_messages
 from hiremeornot.asking.store import ResponseStore
 from hiremeornot.config import model_settings, validate_config
 from hiremeornot.errors import InputError
-from tests import vllm_standin as standin
+from tests.helpers import vllm_standin as standin
 
 MODEL = "meta-llama/Llama-2-70b-chat-hf"
 

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from tests.conftest import REPO, needs_data
-from tests.workflow_runs import SIMULATED, TINY, copy_run, planned_jobs, run_tiny
+from tests.helpers.workflow_runs import SIMULATED, TINY, copy_run, planned_jobs, run_tiny
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 MODEL = "planted"
 SHIPPED = yaml.safe_load((REPO / "config/wordings.yaml").read_text())["prompts"]["wordings"]
 STEPS = ("step1", "step2", "step3")

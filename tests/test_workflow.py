@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO, SHARED_DATA, needs_data
-from tests.workflow_runs import (
+from tests.helpers.workflow_runs import (
     MODEL,
     OTHER_MODEL,
     TINY,
@@ -20,7 +20,7 @@ from tests.workflow_runs import (
     step_tables,
 )
 
-pytestmark = [pytest.mark.slow, needs_data]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 
 
 def test_every_output_with_its_row_counts(tiny_run):

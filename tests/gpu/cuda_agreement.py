@@ -1,9 +1,9 @@
 """The local backends on a GPU give the answers they give on the CPU (run where CUDA is).
 
-Builds a tiny random Llama chat model and a tiny random RoBERTa QA model (tests/tiny_models.py),
-asks both backends the same realistic questions on the CPU (float32) and on DEVICE (float32,
-then bfloat16), and prints, per backend and dtype, the answer agreement and the largest
-log-probability difference. Exits non-zero if float32 answers disagree.
+Builds a tiny random Llama chat model and a tiny random RoBERTa QA model
+(tests/helpers/tiny_models.py), asks both backends the same realistic questions on the CPU
+(float32) and on DEVICE (float32, then bfloat16), and prints, per backend and dtype, the answer
+agreement and the largest log-probability difference. Exits non-zero if float32 answers disagree.
 
 Usage: PYTHONPATH=src:. python tests/gpu/cuda_agreement.py [--device cuda]
 """
@@ -22,7 +22,7 @@ import torch
 
 from hiremeornot.asking.backends import Request, load_backend
 from hiremeornot.config import model_settings
-from tests.tiny_models import tiny_llama_chat, tiny_roberta_qa
+from tests.helpers.tiny_models import tiny_llama_chat, tiny_roberta_qa
 
 PAIRS = [("Mary", "James"), ("Linda", "Robert"), ("Susan", "Thomas"), ("Dorothy", "Charles")]
 OCCUPATIONS = ["an accountant", "a nurse", "a judge", "an engineer"]

@@ -5,7 +5,7 @@ instance favours the female subject (+1), the male one (-1) or no one (0) by thr
 latent u = effect + a_f + b_m + position + noise at +-THRESHOLD, where a_f and b_m are the names'
 own effects (N(0, name_sd)), position is +-position_shift towards the first-listed subject, and
 noise is N(0, 1). The true difference, the expectation over names and noise, is known in closed
-form. Run ``python -m tests.name_effects`` to print the coverage of the pair bootstrap (the
+form. Run ``python -m tests.helpers.name_effects`` to print the coverage of the pair bootstrap (the
 method before) next to the name bootstrap's on the same audits.
 """
 

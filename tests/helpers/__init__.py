@@ -1,0 +1,1 @@
+"""What the tests share: test doubles, tiny models, stand-in servers, workflow runs."""

@@ -40,8 +40,8 @@ def step(tmp_path, *out: str) -> list[str]:
 @pytest.mark.parametrize(
     ("out", "message"),
     [
-        (["m/step1/shard-0.parquet"], "--out m/step1/shard-0.parquet: not a step1 table of a"),
-        (["m/step2/paper/shard-0.parquet"], "not a step1 table of a wording"),
+        (["m/step1/shard-0.parquet"], "--out m/step1/shard-0.parquet: not a step table (<model>"),
+        (["m/step2/paper/shard-0.parquet"], "--out m/step2/paper/shard-0.parquet: not a step1 t"),
         (
             ["m/step1/paper/shard-0.parquet", "n/step1/paper/shard-0.parquet"],
             "--out: two tables of the wording 'paper'",

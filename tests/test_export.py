@@ -180,7 +180,7 @@ def exported(tmp_path) -> dict:
     tables = []
     for step, table in (("step1", step1_table()), ("step2", step2_table())):
         for shard, part in enumerate((table.iloc[:5], table.iloc[5:])):
-            path = results / "m" / step / f"shard-{shard}.parquet"
+            path = results / "m" / step / "paper" / f"shard-{shard}.parquet"
             write_table(part.reset_index(drop=True), path)
             tables.append(path)
     path = results / "m" / "step3" / "paper" / "shard-0.parquet"
@@ -293,7 +293,7 @@ def test_the_export_command_writes_the_readme_beside_the_files(exported, tmp_pat
     path = tmp_path / "manifest.json"
     manifest.write_json(fake_manifest(), path)
     out = tmp_path / "again"
-    results = Path(exported["tables"][0]).parents[2]
+    results = Path(exported["tables"][0]).parents[3]
     write_table(INSTANCES, results / "dataset" / "instances.parquet")
     write_table(ATTRIBUTES, results / "dataset" / "attributes.tsv")
     contrast = json.dumps(GENDER_CONTRAST.as_dict())

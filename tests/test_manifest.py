@@ -153,14 +153,15 @@ def test_a_job_record_travels_in_its_tables_metadata(tmp_path):
 
 
 def test_step_tables_are_named_by_model_step_wording_and_shard():
-    assert step_table_parts("results/m/step1/shard-3.parquet") == ("m", "step1", None, 3)
     assert step_table_parts("results/m/step3/paper/shard-0.parquet") == (
         "m",
         "step3",
         "paper",
         0,
     )
-    for bad in ("results/m/other/shard-0.parquet", "results/m/step1/table.parquet"):
+    bad_paths = ["results/m/other/paper/shard-0.parquet", "results/m/step1/paper/table.parquet"]
+    bad_paths.append("results/m/step1/shard-3.parquet")  # the layout before wordings
+    for bad in bad_paths:
         with pytest.raises(InputError, match="not a step table"):
             step_table_parts(bad)
 

@@ -1,4 +1,5 @@
-"""The one exception type the pipeline raises for bad input."""
+"""The one exception type the pipeline raises for bad input, and the helpers that keep its
+messages to one line."""
 
 
 class InputError(ValueError):

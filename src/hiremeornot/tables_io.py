@@ -1,4 +1,7 @@
-"""Read tab-separated input files with errors that name the file and the column at fault."""
+"""Tables on disk: input TSVs read with errors that name the file and the column at fault; the
+pipeline's tables written whole or not at all and read back; damaged Parquet tables set aside to
+be re-made; the step tables' layout (``<model>/<step>/<wording>/shard-<i>.parquet``) and the
+record of the job that wrote each."""
 
 from __future__ import annotations
 
@@ -111,30 +114,27 @@ def read_tables(paths: Iterable[str | Path]) -> pd.DataFrame:
     return pd.concat([read_table(path) for path in paths], ignore_index=True)
 
 
+STEP_TABLE = "<model>/<step>/<wording>/shard-<i>.parquet"
+
+
 def model_step_tables(folder: str | Path) -> list[Path]:
-    """Every step table of a model's result folder: ``<step>/<wording>/shard-<i>.parquet``, or
-    ``<step>/shard-<i>.parquet`` as written before wordings."""
+    """Every step table of a model's result folder: ``<step>/<wording>/shard-<i>.parquet``."""
     return sorted(
-        path
-        for step in STEPS
-        for pattern in ("*/shard-*.parquet", "shard-*.parquet")
-        for path in (Path(folder) / step).glob(pattern)
+        path for step in STEPS for path in (Path(folder) / step).glob("*/shard-*.parquet")
     )
 
 
-def step_table_parts(path: str | Path) -> tuple[str, str, str | None, int]:
-    """(model, step, wording, shard) of a step table ``<model>/<step>/shard-<i>.parquet`` or
-    ``<model>/<step>/<wording>/shard-<i>.parquet`` (wording None in the first layout)."""
+def step_table_parts(path: str | Path) -> tuple[str, str, str, int]:
+    """(model, step, wording, shard) of a step table ``<model>/<step>/<wording>/shard-<i>``."""
     path = Path(path)
     parents = [parent.name for parent in path.parents]
     try:
         shard = int(path.stem.removeprefix("shard-"))
-        at = next(i for i, name in enumerate(parents[:2]) if name in STEPS)
-    except (ValueError, StopIteration):
-        raise InputError(
-            f"{path}: not a step table (<model>/<step>[/<wording>]/shard-<i>.parquet)"
-        ) from None
-    return parents[at + 1], parents[at], parents[0] if at == 1 else None, shard
+    except ValueError:
+        shard = None
+    if shard is None or path.suffix != ".parquet" or len(parents) < 3 or parents[1] not in STEPS:
+        raise InputError(f"{path}: not a step table ({STEP_TABLE})")
+    return parents[2], parents[1], parents[0], shard
 
 
 # The key of the job record in a step table's Parquet metadata: the record travels with the

@@ -145,7 +145,10 @@ def every_step_table(wildcards):
 
 
 def names_root_of(wildcards, input):
-    """The data root: the first name-list file's path less the list's layout within it."""
+    """The data root: the first name-list file's path less the list's layout within it (read
+    from the input, not the config: where a storage plugin or a node without the shared file
+    system gives the job a local copy, the input's path is the one that holds; snakemake --lint
+    asks for this)."""
     return plan.root_above(input.names[0], name_files(plan.name_source(config))[0])
 
 
@@ -232,6 +235,11 @@ def overview_tables():
         }
         for flag, name in VERDICT_TABLES.items()
     }
+
+
+def validity_tables():
+    """Each model's name-validity table (names.validate), by model."""
+    return {model: f"results/names/{model}.tsv" for model in MODELS}
 
 
 def keyed(flag, paths):

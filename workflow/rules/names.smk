@@ -27,7 +27,7 @@ rule validate_names:
 
 rule name_validity:
     input:
-        expand("results/names/{model}.tsv", model=MODELS),
+        list(validity_tables().values()),
     output:
         report(
             "results/names/validity.md",
@@ -40,9 +40,7 @@ rule name_validity:
         "../../envs/core.yaml"
     params:
         settings=settings({"drop_misperceived": config["names"]["drop_misperceived"]}),
-        tables=keyed(
-            "--tables", {model: f"results/names/{model}.tsv" for model in MODELS}
-        ),
+        tables=keyed("--tables", validity_tables()),
     shell:
         "hiremeornot name-validity --settings {params.settings:q} {params.tables}"
         " --out {output:q} 2> {log:q}"

@@ -106,10 +106,8 @@ class Comparison:
 
 
 def _wording(table: pd.DataFrame) -> pd.Series:
-    """The table's wording per row ("" for tables written before wordings existed)."""
-    if "wording" in table:
-        return table["wording"].fillna("").astype(str)
-    return pd.Series("", index=table.index)
+    """The table's wording ids as text (a TSV reader reads an id such as ``2`` as a number)."""
+    return table["wording"].astype(str)
 
 
 def _space(choices: Any) -> str:
@@ -151,11 +149,6 @@ def question_table(
     for path in tables:
         step = step_table_parts(path)[1]
         table = read_table(path)
-        if "choices" not in table:
-            raise InputError(
-                f"{path}: no choices column (a table written before it existed); run the step "
-                "again to compare it"
-            )
         table = table.assign(wording=_wording(table))
         if step == "step1":
             table = table.merge(plan1, on=["wording", *STEP1_KEY])
@@ -227,7 +220,7 @@ def load_run(
             raise InputError(f"{path}: not found (run the audit of that model to the end first)")
     paths = [Path(p) for p in tables] if tables else model_step_tables(folder)
     if not paths:
-        raise InputError(f"{folder}: no step tables (step1/.../shard-*.parquet)")
+        raise InputError(f"{folder}: no step tables (<step>/<wording>/shard-<i>.parquet)")
     outcomes = read_table(needed["outcomes.tsv"])
     outcomes = outcomes.assign(wording=_wording(outcomes))
     questions = question_table(paths, outcomes, read_table(needed["granted.parquet"]), sides)

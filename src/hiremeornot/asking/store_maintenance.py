@@ -203,7 +203,10 @@ def rebuild(
             f"--model: unknown model {model!r}; the config has {sorted(config['models'])}"
         )
     identity = model_identity(config["models"][model])
-    tables = model_step_tables(Path(results, model))
+    folder = Path(results, model)
+    # tables written before wordings (<step>/shard-<i>.parquet) rebuild the store too: their
+    # answers may have cost money; nothing else reads that layout
+    tables = model_step_tables(folder) + sorted(folder.glob("step[123]/shard-*.parquet"))
     if not tables:
         raise InputError(
             f"{Path(results, model)}: no step tables (step1/<wording>/shard-*.parquet, ...)"

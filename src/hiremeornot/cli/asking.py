@@ -12,12 +12,17 @@ from hiremeornot.asking.steps import run_step
 from hiremeornot.config import load_config
 from hiremeornot.errors import InputError
 from hiremeornot.provenance import drift, manifest
-from hiremeornot.tables_io import read_table, stamp_table, step_table_parts, write_table
+from hiremeornot.tables_io import (
+    STEP_TABLE,
+    read_table,
+    stamp_table,
+    step_table_parts,
+    write_table,
+)
 from hiremeornot.writing.drift import drift_markdown
 from hiremeornot.writing.markdown import write_markdown
 
 log = logging.getLogger("hiremeornot")
-LAYOUT = "<model>/<step>/<wording>/shard-<i>.parquet"
 
 
 def cmd_step(args):
@@ -98,9 +103,12 @@ def _tables_by_wording(paths: list[str], step: str) -> dict[str, str]:
     (``<model>/<step>/<wording>/shard-<i>.parquet``)."""
     tables: dict[str, str] = {}
     for path in paths:
-        _, its_step, wording, _ = step_table_parts(path)
-        if its_step != step or wording is None:
-            raise InputError(f"--out {path}: not a {step} table of a wording ({LAYOUT})")
+        try:
+            _, its_step, wording, _ = step_table_parts(path)
+        except InputError as error:
+            raise InputError(f"--out {error}") from None
+        if its_step != step:
+            raise InputError(f"--out {path}: not a {step} table ({STEP_TABLE})")
         if tables.setdefault(wording, path) != path:
             raise InputError(f"--out: two tables of the wording {wording!r}")
     return tables

@@ -6,7 +6,8 @@ genders, order) and, for Step 1, with the occupations that share each question. 
 run has the same fields (``fields``; ``null`` where a field does not apply to a step), plus any
 further column of the step tables as it is (``wording``, the prompt wording's id), and
 loads with ``datasets.load_dataset("json", data_files=...)`` or ``pandas.read_json(...,
-lines=True)``. ``results/export/README.md`` is the datasheet, written from the run manifest.
+lines=True)``. ``results/export/README.md`` is the datasheet (writing/provenance.py), written
+from the run manifest.
 """
 
 from __future__ import annotations

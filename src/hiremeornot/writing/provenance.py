@@ -7,12 +7,21 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import jinja2
 import pandas as pd
 
 from hiremeornot.design.contrasts import CONTROL, Contrast, Sides
 from hiremeornot.provenance.export import OPTIONAL_FIELDS, fields
 from hiremeornot.writing.markdown import markdown_table
 from hiremeornot.writing.summary import EMBEDDED_NOTE
+
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("hiremeornot.writing"),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    undefined=jinja2.StrictUndefined,
+)
 
 
 def weights_summary(weights: Mapping[str, Any]) -> str:
@@ -154,102 +163,60 @@ def datasheet(
     contrast: Contrast,
     extra_fields: Sequence[str] = (),
 ) -> str:
-    """The export's README.md: what was asked, of which models, under which licences
-    (``contrast``: the audit's, contrasts.GENDER_CONTRAST for the paper's)."""
+    """The export's README.md (templates/datasheet.md.j2): what was asked, of which models,
+    under which licences (``contrast``: the audit's, contrasts.GENDER_CONTRAST for the paper's)."""
     sides = contrast.sides
-    audited = (
-        "gender stereotypes"
-        if contrast.is_paper
-        else f"stereotypes by {sides.attribute} ({contrast.label})"
-    )
     config = manifest["config"]
-    git = manifest["project"]["git"]
-    dirty = {True: " (with uncommitted changes)", False: "", None: ""}[git["dirty"]]
-    embedded = [
-        name for name, model in manifest["models"].items() if model["weights"]["kind"] == "embedded"
-    ]
-    parts = [
-        front_matter(files),
-        "# hiremeornot: every answer of one audit run\n",
-        f"Questions asked of language models to audit {audited} in hiring decisions "
-        "(the multi-step verification of *Hire Me or Not?*), with every answer and the "
-        "log-probability of every choice. Generated from the run manifest "
-        f"(`manifest.json`, SHA-256 `{manifest_sha256}`) on {manifest['created']}, by "
-        f"hiremeornot {manifest['project']['version']} at commit {git['commit']}{dirty}; "
-        f"config SHA-256 `{manifest['config_sha256']}`.\n",
-    ]
-    parts += [EMBEDDED_NOTE.format(model=model) + "\n" for model in embedded]
-    example = files[0]["path"] if files else "<model>/<step>.jsonl"
-    example_config = config_name(files[0]) if files else "<model>_<step>"
+    models = manifest["models"]
     occupations = config["occupations"]["select"]
-    names = config["names"]
-    parts += [
-        "## What was asked\n",
-        "\n".join(f"- {STEP_TEXT[s]}." for s in ("step1", "step2", "step3")) + "\n",
-        f"Occupations: {occupations if occupations == 'all' else ', '.join(occupations)} "
-        f"(top {config['attributes']['per_type']} attributes of each type by O*NET Importance). "
-        f"Names: list `{names['list']}`, {names['pairs']} pairs (seed {names['seed']}), "
-        f"orders {', '.join(names['orders'])}.\n",
-        "Prompt templates and answer words (the config's `prompts` and `answers`):\n",
-        "```json\n"
-        + json.dumps({"prompts": config["prompts"], "answers": config["answers"]}, indent=2)
-        + "\n```\n",
-        "## Of which models\n",
-        _table(
+    return TEMPLATES.get_template("datasheet.md.j2").render(
+        front_matter=front_matter(files),
+        audited="gender stereotypes"
+        if contrast.is_paper
+        else f"stereotypes by {sides.attribute} ({contrast.label})",
+        manifest=manifest,
+        manifest_sha256=manifest_sha256,
+        dirty={True: " (with uncommitted changes)", False: "", None: ""}[
+            manifest["project"]["git"]["dirty"]
+        ],
+        embedded_notes=[
+            EMBEDDED_NOTE.format(model=name)
+            for name, model in models.items()
+            if model["weights"]["kind"] == "embedded"
+        ],
+        steps=[STEP_TEXT[step] for step in ("step1", "step2", "step3")],
+        config=config,
+        occupations=occupations if occupations == "all" else ", ".join(occupations),
+        prompts_and_answers=json.dumps(
+            {"prompts": config["prompts"], "answers": config["answers"]}, indent=2
+        ),
+        models_table=_table(
             ["model", "backend", "model id", "weights", "served as", "settings"],
             [
-                [
-                    name,
-                    model["backend"],
-                    model["model"],
-                    weights_summary(model["weights"]),
-                    ", ".join(
-                        f"{s['served_model'] or 'unnamed'} "
-                        f"({s['system_fingerprint'] or 'no fingerprint'})"
-                        f": {s['answers']} answers"
-                        for s in model["served"]
-                    )
-                    or "-",
-                    "`" + json.dumps(model["identity"], sort_keys=True) + "`",
-                ]
-                for name, model in manifest["models"].items()
+                [name, model["backend"], model["model"], weights_summary(model["weights"])]
+                + [_served(model["served"])]
+                + ["`" + json.dumps(model["identity"], sort_keys=True) + "`"]
+                for name, model in models.items()
             ],
         ),
-        "## Files\n",
-        _table(
+        files_table=_table(
             ["file", "rows", "SHA-256"],
             [[f"`{f['path']}`", f["rows"], f"`{f['sha256']}`"] for f in files],
         ),
-        "## Counts\n",
-        _table(
+        counts_table=_table(
             ["model", "step", "rows", "distinct questions", "asked of the model", "from the store"],
             [
                 [name, step, s["rows"], s.get("questions", 0), s.get("asked", 0)]
                 + [s.get("from_store", 0)]
-                for name, model in manifest["models"].items()
+                for name, model in models.items()
                 for step, s in model["steps"].items()
             ],
         ),
-        f"The jobs ran from {manifest['run']['started']} to {manifest['run']['finished']} "
-        "(UTC). A question answered from the store was asked of the same model, with the same "
-        "settings, prompt and answer space, in an earlier run.\n",
-        "## Fields\n",
-        "Every line is one JSON object with these fields (`null` where a field does not apply "
-        "to the step):\n",
-        _table(["field", "meaning"], [[f"`{n}`", d] for n, d in fields(sides)]),
-    ]
-    if extra_fields:
-        parts.append(
-            "Further columns of the step tables, as they are:\n\n"
-            + "\n".join(
-                f"- `{name}`: {OPTIONAL_FIELDS.get(name, 'see docs/outputs.md')}"
-                for name in extra_fields
-            )
-            + "\n"
-        )
-    parts += [
-        "## Input sources and licences\n",
-        _table(
+        fields_table=_table(["field", "meaning"], [[f"`{n}`", d] for n, d in fields(sides)]),
+        extra_fields=[
+            (name, OPTIONAL_FIELDS.get(name, "see docs/outputs.md")) for name in extra_fields
+        ],
+        sources_table=_table(
             ["source", "what", "licence", "upstream", "version", "attribution"],
             [
                 [s["source"], s["title"], s["licence"], s["upstream"], s["version"]]
@@ -257,17 +224,19 @@ def datasheet(
                 for s in manifest["sources"]
             ],
         ),
-        "The SHA-256 of every input file read is in `manifest.json` (`inputs`).\n",
-        "## Caveats\n",
-        "\n".join(f"- {caveat}" for caveat in caveats(sides)) + "\n",
-        "## Loading\n",
-        "Each file is one `datasets` configuration, `<model>_<step>` (the steps' fields have "
-        "different types, so load them one at a time):\n",
-        "```python\n"
-        "from datasets import load_dataset\n"
-        f'answers = load_dataset("results/export", "{example_config}")\n'
-        f'# or: load_dataset("json", data_files="results/export/{example}")\n'
-        f'# or: pandas.read_json("results/export/{example}", lines=True)\n'
-        "```\n",
-    ]
-    return "\n".join(parts)
+        caveats=caveats(sides),
+        example=files[0]["path"] if files else "<model>/<step>.jsonl",
+        example_config=config_name(files[0]) if files else "<model>_<step>",
+    )
+
+
+def _served(served: Sequence[Mapping[str, Any]]) -> str:
+    """What served a model's answers, as the API reported it ("-" for a local model)."""
+    return (
+        ", ".join(
+            f"{s['served_model'] or 'unnamed'} ({s['system_fingerprint'] or 'no fingerprint'})"
+            f": {s['answers']} answers"
+            for s in served
+        )
+        or "-"
+    )

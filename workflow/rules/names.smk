@@ -15,12 +15,13 @@ rule validate_names:
     resources:
         **MODEL_JOB_RESOURCES,
     params:
+        command=lambda wc: plan.command(config, wc.model),
         settings=lambda wc: json.dumps(
             plan.validity_settings(config, wc.model), sort_keys=True
         ),
         store_dir=config["store_dir"],
     shell:
-        "OMP_NUM_THREADS={threads} hiremeornot validate-names --settings {params.settings:q}"
+        "OMP_NUM_THREADS={threads} {params.command} validate-names --settings {params.settings:q}"
         " --model {wildcards.model} --names {input.names:q}"
         " --store-dir {params.store_dir:q} --out {output:q} 2> {log:q}"
 

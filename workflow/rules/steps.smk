@@ -17,6 +17,7 @@ rule ask_model:
     resources:
         **MODEL_JOB_RESOURCES,
     params:
+        command=lambda wc: plan.command(config, wc.model),
         contrast=contrast_json,
         settings=lambda wc: json.dumps(
             plan.step_settings(config, wc.model, wc.step), sort_keys=True
@@ -24,7 +25,7 @@ rule ask_model:
         step1=step1_tables,
         store_dir=config["store_dir"],
     shell:
-        "OMP_NUM_THREADS={threads} hiremeornot step --step {wildcards.step} --contrast {params.contrast:q}"
+        "OMP_NUM_THREADS={threads} {params.command} step --step {wildcards.step} --contrast {params.contrast:q}"
         " --model {wildcards.model} --shard {wildcards.shard} --settings {params.settings:q}"
         " --instances {input.instances:q} --attributes {input.attributes:q} {params.step1}"
         " --store-dir {params.store_dir:q}"

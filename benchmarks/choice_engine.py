@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import yaml
+from vllm_peer import MARK
 
 from hiremeornot.asking.backends import Request, load_backend
 from hiremeornot.asking.backends.transformers_backend import OutlinesChoice
@@ -37,7 +38,6 @@ from hiremeornot.inputs.occupations import select_occupations
 from hiremeornot.inputs.onet import extract_attributes
 
 REPO = Path(__file__).resolve().parents[1]
-MARK = "vllm_peer result: "  # how benchmarks/vllm_peer.py marks its result among vLLM's logs
 DATA = REPO.parent / "shared" / "data"
 
 

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import needs_data
 from tests.helpers.fake_openai import FakeOpenAI, serve
 from tests.helpers.tiny_models import tiny_roberta_qa
-from tests.helpers.workflow_runs import TINY, run_tiny, step_tables
+from tests.helpers.workflow_runs import TINY, run_tiny, step_table
 from tests.test_openai_backend import KEY
 
 pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
@@ -52,11 +52,11 @@ def test_a_span_model_and_a_batch_api_model_are_audited_end_to_end(tmp_path, mon
     metrics = pd.read_csv(results / "metrics.tsv", sep="\t")
     assert set(metrics["model"]) == {"qa", "api"}
     for model in ("qa", "api"):
-        step3 = pd.concat(pd.read_parquet(p) for p in step_tables(results, model, "step3"))
+        step3 = step_table(results, model, "step3")
         assert len(step3) == 2 * 2  # instances (1 pair x 2 orders) x (Q2, Q3)
         log = (work / f"logs/ask_model/{model}/step1/shard-0.log").read_text()
         assert re.search(r"\d+ asked of the model, 0 answered from the store", log)
-    step3 = pd.concat(pd.read_parquet(p) for p in step_tables(results, "qa", "step3"))
+    step3 = step_table(results, "qa", "step3")
     assert step3[["logprob_female", "logprob_male"]].notna().all().all()  # span scores, all
     api_log = (work / "logs/ask_model/api/step1/shard-0.log").read_text()
     assert "fake-model: " in api_log and "estimated cost $" in api_log

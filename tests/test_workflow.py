@@ -17,6 +17,7 @@ from tests.helpers.workflow_runs import (
     copy_run,
     run_tiny,
     snakemake,
+    step_table,
     step_tables,
 )
 
@@ -31,10 +32,7 @@ def test_every_output_with_its_row_counts(tiny_run):
     instances = pd.read_parquet(results / "dataset/instances.parquet")
     assert len(instances) == 2 * 2 * 2  # occupations x pairs x orders
     for model, shards in ((MODEL, 2), (OTHER_MODEL, 1)):
-        tables = {
-            step: pd.concat(pd.read_parquet(p) for p in step_tables(results, model, step))
-            for step in ("step1", "step2", "step3")
-        }
+        tables = {step: step_table(results, model, step) for step in ("step1", "step2", "step3")}
         assert len(step_tables(results, model, "step2")) == shards
         step1, step2, step3 = tables["step1"], tables["step2"], tables["step3"]
         # Step 1 asks each distinct question once: pair x order x subject x distinct attribute

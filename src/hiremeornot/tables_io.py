@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -128,13 +129,10 @@ def step_table_parts(path: str | Path) -> tuple[str, str, str, int]:
     """(model, step, wording, shard) of a step table ``<model>/<step>/<wording>/shard-<i>``."""
     path = Path(path)
     parents = [parent.name for parent in path.parents]
-    try:
-        shard = int(path.stem.removeprefix("shard-"))
-    except ValueError:
-        shard = None
-    if shard is None or path.suffix != ".parquet" or len(parents) < 3 or parents[1] not in STEPS:
+    shard = re.fullmatch(r"shard-(\d+)\.parquet", path.name)
+    if shard is None or len(parents) < 3 or parents[1] not in STEPS:
         raise InputError(f"{path}: not a step table ({STEP_TABLE})")
-    return parents[2], parents[1], parents[0], shard
+    return parents[2], parents[1], parents[0], int(shard.group(1))
 
 
 # The key of the job record in a step table's Parquet metadata: the record travels with the

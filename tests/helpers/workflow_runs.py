@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import yaml
 
+from hiremeornot.tables_io import read_tables
 from tests.conftest import OCCUPATIONS_TABLE, REPO, SHARED_DATA
 
 MODEL = "smollm2-135m"
@@ -86,3 +88,8 @@ def planned_jobs(output: str) -> list[tuple[str, dict[str, str], str]]:
 
 def step_tables(results: Path, model: str, step: str) -> list[Path]:
     return sorted((results / model / step).glob("*/shard-*.parquet"))
+
+
+def step_table(results: Path, model: str, step: str) -> pd.DataFrame:
+    """A model's tables of a step (every wording and shard), one after the other."""
+    return read_tables(step_tables(results, model, step))

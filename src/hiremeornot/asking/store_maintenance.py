@@ -37,7 +37,7 @@ from hiremeornot.asking.store import (
 )
 from hiremeornot.design.questions import YES_NO
 from hiremeornot.errors import InputError, first_line
-from hiremeornot.tables_io import model_step_tables, read_job_record, read_table
+from hiremeornot.tables_io import STEPS, model_step_tables, read_job_record, read_table
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +206,8 @@ def rebuild(
     folder = Path(results, model)
     # tables written before wordings (<step>/shard-<i>.parquet) rebuild the store too: their
     # answers may have cost money; nothing else reads that layout
-    tables = model_step_tables(folder) + sorted(folder.glob("step[123]/shard-*.parquet"))
+    older = (path for step in STEPS for path in (folder / step).glob("shard-*.parquet"))
+    tables = model_step_tables(folder) + sorted(older)
     if not tables:
         raise InputError(
             f"{Path(results, model)}: no step tables (step1/<wording>/shard-*.parquet, ...)"

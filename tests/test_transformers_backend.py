@@ -6,8 +6,8 @@ import pytest
 import torch
 import yaml
 
-from hiremeornot.asking.backends import Request, gguf_cache, load_backend
-from hiremeornot.asking.backends.choice_engine import ChoiceEngine
+from hiremeornot.asking.backends import Request, choice_engine, gguf_cache, load_backend
+from hiremeornot.asking.backends.choice_engine import ChoiceEngine, level_width
 from hiremeornot.asking.backends.location import locate_model
 from hiremeornot.asking.backends.transformers_backend import OutlinesChoice
 from hiremeornot.config import model_settings
@@ -153,6 +153,34 @@ def test_prefix_tree_handles_duplicates_and_prompts_that_prefix_others(backend):
         assert logprobs == pytest.approx(alone_logprobs, abs=1e-3)
 
 
+def test_a_batch_whose_long_run_is_cut_answers_as_one_at_a_time(backend, monkeypatch):
+    """Eight short questions beside a long one after a shared start: the pass cuts the long
+    run (padding eight rows to it costs more than a pass), and nothing changes."""
+    people = [name for pair in PAIRS for name in pair]
+    prompts = [backend.prompt_ids(f"Mary and James are neighbors. Is {p} a pilot?") for p in people]
+    prompts.append(
+        backend.prompt_ids(
+            "Mary and James are neighbors. Is Peter, who has flown small planes every summer "
+            "since he was a boy and has kept a logbook of every flight, a pilot?"
+        )
+    )
+    choices = [("Yes", "No")] * len(prompts)
+    widths = []
+
+    def recorded(lengths):
+        widths.append((max(lengths), level_width(lengths)))
+        return widths[-1][1]
+
+    monkeypatch.setattr(choice_engine, "level_width", recorded)
+    together = backend.engine.answer(prompts, choices)
+    monkeypatch.undo()
+    assert any(width < longest for longest, width in widths), widths
+    for prompt, space, (answer, logprobs) in zip(prompts, choices, together, strict=True):
+        alone_answer, alone_logprobs = backend.engine.answer([prompt], [space])[0]
+        assert answer == alone_answer
+        assert logprobs == pytest.approx(alone_logprobs, abs=1e-3)
+
+
 def test_the_converted_gguf_gives_the_same_tokens_and_logits(tmp_path, monkeypatch):
     """The cache of converted GGUF weights changes load time, not a single logit."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -173,3 +201,12 @@ def test_the_converted_gguf_gives_the_same_tokens_and_logits(tmp_path, monkeypat
             logits.append((ids, model(torch.tensor([ids])).logits))
     assert logits[0][0] == logits[1][0]
     assert torch.equal(logits[0][1], logits[1][1])
+
+
+def test_a_pass_cuts_a_run_far_longer_than_the_others_instead_of_padding_to_it():
+    """Fifteen one-token runs beside a forty-token run: padding every row to 40 costs 640
+    tokens; cutting at 1 costs 16 now and 39 in one more pass."""
+    lengths = (1,) * 15 + (40,)
+    assert level_width(lengths) == 1
+    assert level_width((12, 12, 13)) == 13  # a pass costs more than a token of padding
+    assert level_width((7,)) == 7

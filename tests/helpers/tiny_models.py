@@ -55,8 +55,11 @@ def tiny_roberta_qa(folder: Path, corpus: Sequence[str], seed: int = 0) -> Path:
     return folder
 
 
-def tiny_llama_chat(folder: Path, corpus: Sequence[str], seed: int = 0) -> Path:
-    """Save a tiny LlamaForCausalLM and a ChatML tokenizer to ``folder``."""
+def tiny_llama_chat(
+    folder: Path, corpus: Sequence[str], seed: int = 0, hidden_size: int = 64
+) -> Path:
+    """Save a tiny LlamaForCausalLM (4 attention heads, 2 key-value heads, each
+    ``hidden_size`` / 4 wide) and a ChatML tokenizer to ``folder``."""
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
     bpe = byte_level_bpe(corpus, ["<|im_start|>", "<|im_end|>", "<pad>"])
@@ -69,8 +72,8 @@ def tiny_llama_chat(folder: Path, corpus: Sequence[str], seed: int = 0) -> Path:
     )
     config = LlamaConfig(
         vocab_size=bpe.get_vocab_size(),
-        hidden_size=64,
-        intermediate_size=128,
+        hidden_size=hidden_size,
+        intermediate_size=2 * hidden_size,
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,

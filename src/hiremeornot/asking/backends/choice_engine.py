@@ -24,6 +24,9 @@ import torch
 
 MODES = ("greedy", "likelihood")
 SPIECE_UNDERLINE = "\u2581"
+# a forward pass's fixed cost in tokens of one row (level_width): on 2 cores a pass of B rows of
+# w tokens took about (90 + B w) token-times in float32, (115 + B w) in bfloat16 (measured)
+FORWARD_TOKENS = 96
 
 
 def token_text(tokenizer, token: str) -> str:
@@ -117,11 +120,13 @@ class ChoiceEngine:
         while nodes := [
             child for index, node in enumerate(nodes) for child in node.split(seqs, index)
         ]:
+            width = level_width(tuple(sorted(node.end - node.start for node in nodes)))
+            for node in nodes:  # the rest of a longer run is the next level's only child
+                node.end = min(node.end, node.start + width)
             parents = torch.tensor([node.parent for node in nodes])
             if cache is not None:
                 cache.reorder_cache(parents.to(self.model.device))
             edges = [seqs[node.members[0]][node.start : node.end] for node in nodes]
-            width = max(len(edge) for edge in edges)
             ids = torch.tensor([[self.pad] * (width - len(e)) + e for e in edges])
             edge_mask = torch.tensor([[0] * (width - len(e)) + [1] * len(e) for e in edges])
             mask = torch.cat([mask[parents], edge_mask], dim=1)
@@ -224,6 +229,23 @@ class ChoiceEngine:
                 float(logprobs[index, j, token]) for j, token in enumerate(tokens[1:])
             )
         return [tuple(s) for s in scores]
+
+
+@lru_cache(maxsize=4096)
+def level_width(lengths: tuple[int, ...]) -> int:
+    """How many tokens of each node's run (``lengths``, sorted) one forward pass computes.
+
+    Every row of a pass is padded to its width, so runs of unequal length waste compute; a run
+    longer than the width is cut and its rest computed in the next pass. The width minimizes the
+    padded tokens of this pass and of the passes the cut rests need, each pass counted
+    FORWARD_TOKENS tokens more for its fixed cost."""
+    return min(sorted(set(lengths)), key=lambda width: _padded_cost(lengths, width))
+
+
+def _padded_cost(lengths: tuple[int, ...], width: int) -> int:
+    rests = tuple(length - width for length in lengths if length > width)
+    later = _padded_cost(rests, level_width(rests)) if rests else 0
+    return len(lengths) * width + FORWARD_TOKENS + later
 
 
 def _select_rows(cache, rows: torch.Tensor):

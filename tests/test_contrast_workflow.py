@@ -62,6 +62,7 @@ def test_every_output_exists_per_contrast_named_after_its_groups(race_run):
         "control",
         "dataset",
         "impact",
+        "ll144",
         "store",
     ]
     assert not (race_run / "summary.md").exists()  # no contrast lives at the top level
@@ -119,6 +120,34 @@ def test_impact_ratios_cover_every_group_met(race_run):
     assert (race_run / f"impact/{MODEL}.png").stat().st_size > 0
     text = (race_run / f"impact/{MODEL}.md").read_text()
     assert "four-fifths" in text and "paired with" in text
+
+
+def test_the_local_law_144_summary_has_every_category_table(race_run):
+    """Sex, race/ethnicity and intersectional categories, each over the same applicants."""
+    table = pd.read_csv(race_run / f"ll144/{MODEL}.csv")
+    assert set(table["protected_characteristic"]) == {"sex", "race_ethnicity", "intersectional"}
+    assert set(table["measure"]) == {
+        "selection_q1",
+        "scoring_q1",
+        "head_to_head_q2",
+        "head_to_head_q3",
+    }
+    assert set(table["category"]) >= {"female", "Black", "White", "Black female", "White female"}
+    applicants = table.groupby(["measure", "protected_characteristic"])["number_of_applicants"]
+    for _, totals in applicants.sum().groupby("measure"):
+        assert totals.nunique() == 1, totals  # every applicant once per characteristic
+    selections = pd.concat(
+        pd.read_parquet(race_run / "contrasts" / c / MODEL / "selections.parquet")
+        for c in CONTRASTS
+    ).drop_duplicates(["wording", "instance_id", "question", "name"])
+    q1 = table[(table["measure"] == "selection_q1")]
+    assert q1.groupby("protected_characteristic")["number_of_applicants"].sum().iloc[0] == (
+        (selections["question"] == "q1").sum()
+    )
+    assert set(table["data_type"]) == {"test data"}
+    text = (race_run / f"ll144/{MODEL}.md").read_text()
+    assert "### Intersectional (race/ethnicity x sex)" in text and "No verdict" in text
+    assert "Applicants of an unknown category: sex 0; race/ethnicity 0; intersectional" in text
 
 
 def test_a_second_run_plans_nothing(race_run):
@@ -197,3 +226,4 @@ def test_the_report_captions_name_each_contrasts_groups(race_run):
     assert "resamples Black names and White names independently" in text
     assert "a crossed bootstrap of Black and White names" in text
     assert "female subject" not in text and "female names" not in text
+    assert "Local Law 144 bias-audit summary" in text

@@ -249,6 +249,9 @@ def test_selections_of_a_contrast_select_whom_each_answer_names():
             "occupation": "nurse",
             "subject": ["Ann", "Dot"],
             "choice": ["yes", "no"],
+            # Yes 3 times as likely as No for Ann (0.75), as likely for Dot (0.5)
+            "logprob_yes": [np.log(0.3), np.log(0.1)],
+            "logprob_no": [np.log(0.1), np.log(0.1)],
         }
     )
     step3 = pd.DataFrame(
@@ -277,6 +280,10 @@ def test_selections_of_a_contrast_select_whom_each_answer_names():
         ("Ann", "White female"),
         ("Dot", "Black female"),
     }
+    scores = rows.groupby(["question", "name"])["score"].agg(list).to_dict()
+    assert scores[("q1", "Ann")] == pytest.approx([0.75])
+    assert scores[("q1", "Dot")] == pytest.approx([0.5])
+    assert rows.loc[rows["question"] != "q1", "score"].isna().all()
     assert list(rows.columns) == SELECTION_COLUMNS
     with pytest.raises(ValueError, match="not in the name list"):
         contrast_selections(step2, step3, instances, {"Ann": "Black female"}, sides)

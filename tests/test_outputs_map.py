@@ -52,7 +52,9 @@ def outputs_map(workdir: Path) -> list[tuple[str, str, str, str]]:
     rows: dict[tuple, None] = {}
     for rule in rules:
         # a model's jobs run its venv's hiremeornot: {params.command} (plan.command)
-        command = re.search(r"(?:hiremeornot|\{params\.command\}) ([a-z-]+)", rule.shellcmd or "")
+        command = re.search(
+            r"(?:hiremeornot|\{params\.command\}) ([a-z0-9-]+)", rule.shellcmd or ""
+        )
         name = command.group(1) if command else ""
         code = f"`cli/{COMMANDS[name][0]}.py` `cmd_{name.replace('-', '_')}`" if name else ""
         for output in rule.output:

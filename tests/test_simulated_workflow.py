@@ -151,3 +151,26 @@ def test_a_plant_the_design_lacks_stops_the_run_before_any_job(tmp_path):
         result.stdout + result.stderr
     )
     assert not (tmp_path / "results").exists()
+
+
+def test_the_local_law_144_summary_of_a_gender_only_list_is_made_on_request(planted_run):
+    """Not part of the paper's default outputs; asked for, it has sex alone, and its Q1 counts
+    are the step tables' (every wording's answer an applicant)."""
+    results = planted_run / "results"
+    assert not (results / "ll144").exists()
+    snakemake(
+        planted_run, "--configfile", "config.yaml", "--cores", "2", f"results/ll144/{MODEL}.md"
+    )
+    table = pd.read_csv(results / "ll144" / f"{MODEL}.csv")
+    assert set(table["protected_characteristic"]) == {"sex"}
+    step2 = pd.concat(pd.read_parquet(p) for p in (results / MODEL / "step2").glob("*/*.parquet"))
+    q1 = table[table["measure"] == "selection_q1"].set_index("category")
+    for gender in ("female", "male"):
+        rows = step2[step2["gender"] == gender]
+        assert q1.at[gender, "number_of_applicants"] == len(rows)
+        assert (
+            q1.at[gender, "number_selected_or_scoring_above_median"]
+            == (rows["choice"] == "yes").sum()
+        )
+    text = (results / "ll144" / f"{MODEL}.md").read_text()
+    assert "### Sex" in text and "Race/ethnicity" not in text

@@ -43,12 +43,17 @@ def read_tsv(path: str | Path, columns: Iterable[str], *, quoted: bool = False) 
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> None:
-    """Write a table atomically: Parquet for .parquet, TSV otherwise."""
+    """Write a table atomically: Parquet for .parquet, comma-separated for .csv, TSV
+    otherwise."""
     with atomic_output(path) as partial:
         if partial.suffix == ".parquet":
             frame.to_parquet(partial, index=False)
         else:
-            frame.to_csv(partial, sep="\t", index=False)
+            frame.to_csv(partial, sep=_separator(partial), index=False)
+
+
+def _separator(path: Path) -> str:
+    return "," if path.suffix == ".csv" else "\t"
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -57,7 +62,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     the store)."""
     path = Path(path)
     if path.suffix != ".parquet":
-        return pd.read_csv(path, sep="\t")
+        return pd.read_csv(path, sep=_separator(path))
     try:
         return pd.read_parquet(path)
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError

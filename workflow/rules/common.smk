@@ -281,11 +281,17 @@ def contrast_outputs(contrast):
 
 def get_final_output():
     """Each contrast's outputs; with contrasts under results/contrasts/, also each model's
-    impact ratios over all of them; with several contrasts (or the control), the overview.
+    impact ratios and Local Law 144 summary over all of them; with several contrasts (or the
+    control), the overview.
     """
     outputs = [path for contrast in CONTRASTS for path in contrast_outputs(contrast)]
     outputs += [
         path for ext in ["tsv", "md", "png"] for path in impact_outputs(ext).values()
+    ]
+    outputs += [
+        f"results/ll144/{m}.{ext}"
+        for m in impact_outputs("md")
+        for ext in ["md", "csv"]
     ]
     if len(CONTRASTS) > 1 or "" not in CONTRASTS:
         outputs.append("results/contrasts.md")

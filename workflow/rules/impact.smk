@@ -1,6 +1,7 @@
-# Selection-rate impact ratios per model over every contrast of names (docs/method.md). Part of
-# `all` for runs with contrasts under results/contrasts/; for the paper's female vs male audit,
-# ask for them: `snakemake results/impact/<model>.md`. The neutral control has no groups.
+# Selection-rate impact ratios and the Local Law 144 summary per model over every contrast of
+# names (docs/method.md). Part of `all` for runs with contrasts under results/contrasts/; for the
+# paper's female vs male audit, ask for them: `snakemake results/impact/<model>.md
+# results/ll144/<model>.md`. The neutral control has no groups.
 
 
 # Every answer of one contrast's audit about one named person, with the person's group.
@@ -53,6 +54,41 @@ rule impact_ratios:
         "hiremeornot impact --settings {params.settings:q} --model {wildcards.model}"
         " --selections {input:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
         " --out-png {output.png:q} 2> {log:q}"
+
+
+# The numbers of a NYC Local Law 144 bias-audit summary: rates and impact ratios per sex,
+# race/ethnicity and intersectional category, the data and its dates (docs/outputs.md).
+rule ll144:
+    input:
+        selections=lambda wc: [
+            f"results/{contrast}{wc.model}/selections.parquet" for contrast in NAMED
+        ],
+        names="results/dataset/names.parquet",
+        manifest=f"results/{next(iter(NAMED))}manifest.json",
+    output:
+        md=report(
+            "results/ll144/{model}.md",
+            caption="../report/ll144.rst",
+            category="Local Law 144 summary",
+            subcategory="{model}",
+        ),
+        csv=report(
+            "results/ll144/{model}.csv",
+            caption="../report/ll144.rst",
+            category="Local Law 144 summary",
+            subcategory="{model}",
+        ),
+    log:
+        "logs/ll144/{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings(plan.analysis_settings(config)),
+    shell:
+        "hiremeornot ll144 --settings {params.settings:q} --model {wildcards.model}"
+        " --selections {input.selections:q} --names {input.names:q}"
+        " --manifest {input.manifest:q} --out-md {output.md:q} --out-csv {output.csv:q}"
+        " 2> {log:q}"
 
 
 # A run with several contrasts (or the neutral control): one line per contrast and model, the

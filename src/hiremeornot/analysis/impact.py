@@ -36,6 +36,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.special import softmax
 
 from hiremeornot.analysis.stats import _stream, _uniform
 from hiremeornot.design.contrasts import NEUTRAL_ROLES, Sides
@@ -45,7 +46,7 @@ BOTH = NEUTRAL_ROLES[0]  # Q3's "both" selects both people
 NOBODY = ""  # the partner of an answer that involves one person only (hand-made selections)
 # A percentile interval over fewer names takes too few values to place a ratio (2 names: 3).
 MIN_NAMES = 5
-SELECTION_COLUMNS = ["wording", "instance_id", *REQUIRED, "partner", "paired_with"]
+SELECTION_COLUMNS = ["wording", "instance_id", *REQUIRED, "partner", "paired_with", "score"]
 KEYS = ["occupation", "question", "group"]
 COLUMNS = [
     *KEYS,
@@ -76,7 +77,8 @@ def contrast_selections(
     "both" selects both ("neither" neither), so each of their answers gives a row for both
     people of the pair.
     ``partner`` is the other person of the instance; ``paired_with`` the group of the person a
-    Q2/Q3 answer chose between (empty for Q1)."""
+    Q2/Q3 answer chose between (empty for Q1); ``score`` Q1's probability of Yes over the
+    answer space (NaN for Q2/Q3, and where the backend could not score both choices)."""
     people = instances[
         ["instance_id", "name1", "name2", f"{sides.attribute}1", f"{sides.attribute}2"]
     ]
@@ -89,6 +91,7 @@ def contrast_selections(
         .where(subjects["subject"] == subjects["name1"], subjects["name1"])
         .to_numpy(),
         paired_with="",
+        score=softmax(step2[["logprob_yes", "logprob_no"]].to_numpy(dtype=float), axis=1)[:, 0],
     )
     asked = step3.merge(people, on="instance_id", how="left", validate="m:1")
     q23 = [
@@ -141,10 +144,11 @@ def selection_rates(selections: pd.DataFrame) -> pd.DataFrame:
     return _ordered(rates)
 
 
-def _ratios(rates: np.ndarray) -> np.ndarray:
-    """Each rate over the highest of its row (last axis); NaN where the highest is 0."""
-    top = rates.max(axis=-1, keepdims=True)
-    return np.divide(rates, top, out=np.full_like(rates, np.nan), where=top > 0)
+def _ratios(rates: np.ndarray, rated: np.ndarray) -> np.ndarray:
+    """Each ``rated`` column's rate over the highest rated rate of its row (last axis); NaN
+    where that is 0, and in the columns not rated."""
+    top = rates[..., rated].max(axis=-1, keepdims=True)
+    return np.divide(rates, top, out=np.full_like(rates, np.nan), where=(top > 0) & rated)
 
 
 def _resampled_rates(rows: pd.DataFrame, n_resamples: int, seed: list[int]) -> np.ndarray:
@@ -185,29 +189,33 @@ def impact_ratios(
     seed: int,
     threshold: float = 0.8,
     confidence: float = 0.95,
+    unrated: frozenset[str] = frozenset(),
 ) -> pd.DataFrame:
     """Per (occupation, question, group): the selection rate, its ratio to the highest group
     rate (the reference), percentile name-bootstrap intervals of both at ``confidence``,
     whether the ratio (``below_threshold``) or its whole interval (``clearly_below``) is under
     ``threshold``, and (Q2, Q3) the groups it was paired with (``paired_with``, from the
-    optional column of that name)."""
+    optional column of that name). The ``unrated`` groups keep their rates (and stay in every
+    draw) but get no ratio and are never the reference."""
     selections = _checked(selections)
     tails = [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2]
     parts = []
     for (occupation, question), rows in selections.groupby(["occupation", "question"], sort=False):
         part = selection_rates(rows)
+        rated = ~part["group"].isin(unrated).to_numpy()
         rates = part["rate"].to_numpy()
         draws = _resampled_rates(rows, n_resamples, _stream(seed, f"{occupation}|{question}"))
         with warnings.catch_warnings():  # all rates 0 in every resample: NaN, as it should be
             warnings.simplefilter("ignore", RuntimeWarning)
-            ratio_low, ratio_high = np.nanpercentile(_ratios(draws), tails, axis=0)
+            ratio_low, ratio_high = np.nanpercentile(_ratios(draws, rated), tails, axis=0)
             rate_low, rate_high = np.nanpercentile(draws, tails, axis=0)
         parts.append(
             part.assign(
                 rate_low=rate_low,
                 rate_high=rate_high,
-                reference=part["group"].iloc[int(np.argmax(rates))],  # ties: first in order
-                impact_ratio=_ratios(rates),
+                # ties: first in order
+                reference=part["group"].iloc[int(np.argmax(np.where(rated, rates, -1)))],
+                impact_ratio=_ratios(rates, rated),
                 ratio_low=ratio_low,
                 ratio_high=ratio_high,
             )

@@ -259,6 +259,19 @@ COMMANDS = {
             (["--out-png"], ONE),
         ],
     ),
+    "ll144": (
+        "writing",
+        True,
+        False,
+        [
+            (["--model"], ONE),
+            (["--selections"], MANY),
+            (["--names"], ONE),
+            (["--manifest"], ONE),
+            (["--out-md"], ONE),
+            (["--out-csv"], ONE),
+        ],
+    ),
     "overview": (
         "writing",
         True,

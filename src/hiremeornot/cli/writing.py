@@ -1,13 +1,14 @@
 """The commands that write what a reader reads: figures, difference tables, the summary, the
-name-validity, impact and overview reports, and the estimate."""
+name-validity, impact, Local Law 144 and overview reports, and the estimate."""
 
 from __future__ import annotations
 
+import datetime
 import logging
 from pathlib import Path
 
 from hiremeornot import plan
-from hiremeornot.analysis import impact, stats, wordings
+from hiremeornot.analysis import impact, ll144, stats, wordings
 from hiremeornot.asking import estimate
 from hiremeornot.design.contrasts import (
     Contrast,
@@ -24,6 +25,7 @@ from hiremeornot.tables_io import (
 from hiremeornot.writing import differences, figures, overview, summary
 from hiremeornot.writing.estimate import estimate_markdown, power_markdown, run_estimate_markdown
 from hiremeornot.writing.impact import impact_markdown
+from hiremeornot.writing.ll144 import ll144_csv, ll144_markdown
 from hiremeornot.writing.markdown import write_markdown
 from hiremeornot.writing.provenance import markdown_section
 from hiremeornot.writing.validity import validity_markdown
@@ -133,12 +135,15 @@ def cmd_name_validity(args):
     write_markdown(text, args.out)
 
 
+def every_contrasts_selections(paths: list[str]):
+    """The selections of every contrast; a question two contrasts share counts once."""
+    return read_tables(paths).drop_duplicates(["wording", "instance_id", "question", "name"])
+
+
 def cmd_impact(args):
-    """Impact ratios over every contrast's answers; a question two contrasts share counts once."""
+    """Impact ratios over every contrast's answers."""
     settings = args.settings
-    selections = read_tables(args.selections).drop_duplicates(
-        ["wording", "instance_id", "question", "name"]
-    )
+    selections = every_contrasts_selections(args.selections)
     table = impact.impact_ratios(
         selections,
         settings["bootstrap_resamples"],
@@ -150,6 +155,34 @@ def cmd_impact(args):
     orders = instance_order(selections["instance_id"]).nunique()
     write_markdown(impact_markdown(table, args.model, settings, orders), args.out_md)
     figures.impact_figure(table, args.model, args.out_png, settings["impact_threshold"])
+
+
+def cmd_ll144(args):
+    """The Local Law 144 summary of one model over every contrast's answers."""
+    settings = args.settings
+    selections = every_contrasts_selections(args.selections)
+    names = read_table(args.names)
+    rates = ll144.ll144_rates(
+        selections,
+        names,
+        settings["bootstrap_resamples"],
+        settings["seed"],
+        settings["confidence"],
+        settings["impact_threshold"],
+    )
+    counts = {
+        "unknown": ll144.unknown_categories(selections, ll144.name_categories(names)),
+        "unscored": ll144.unscored(selections),
+        "median": ll144.scoring_median(selections),
+        "orders": instance_order(selections["instance_id"]).nunique(),
+    }
+    record = manifest.read_json(args.manifest)
+    today = datetime.date.today().isoformat()
+    write_table(ll144_csv(rates, args.model, record, today), args.out_csv)
+    text = ll144_markdown(
+        rates, args.model, record, selections, counts, settings["impact_threshold"], today
+    )
+    write_markdown(text, args.out_md)
 
 
 def cmd_overview(args):

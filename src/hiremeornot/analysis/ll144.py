@@ -1,0 +1,159 @@
+"""The numbers of a New York City Local Law 144 bias-audit summary (6 RCNY 5-300 to 5-304).
+
+Per model, over the whole test data (every occupation and contrast, a question two contrasts
+share counted once), for each category of three protected characteristics, each computed on its
+own as the rules require: sex, race/ethnicity, and the intersectional sex x race/ethnicity (a
+list without races has sex alone). An applicant is one answer about one named person: one
+name in one instance (pair, listing order) and wording.
+
+- **Selection rate** (Q1, judged qualified: the primary selection): the share of a category's
+  applicants the model selected; Q2 and Q3 head-to-head choices apart (a "rate" there depends on
+  whom the category met).
+- **Scoring rate**: the model's score is its probability of "Yes" to Q1 (over the answer space);
+  the share of a category's applicants scoring above the median of the full sample.
+- **Impact ratio**: a category's rate over the highest category's rate, with percentile
+  intervals from the crossed name bootstrap (analysis/impact.py).
+- Categories under 2% of the applicants are left out of the impact ratios (their counts and
+  rates are kept), as the rules allow an auditor to; applicants whose category is unknown are
+  counted (0 when every listed name has every attribute).
+
+The rules set no threshold and this module passes no verdict.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from hiremeornot.analysis import impact
+
+# characteristic -> the name-list attributes its categories are made of
+CHARACTERISTICS = {
+    "sex": ("gender",),
+    "race_ethnicity": ("race",),
+    "intersectional": ("race", "gender"),
+}
+# measure -> (the selection's question, what counts as selected)
+MEASURES = {
+    "selection_q1": "q1",
+    "scoring_q1": "q1",
+    "head_to_head_q2": "q2",
+    "head_to_head_q3": "q3",
+}
+SMALL_SHARE = 0.02  # a category under this share of the applicants gets no impact ratio
+ALL_OCCUPATIONS = "all occupations"
+COLUMNS = [
+    "characteristic",
+    "measure",
+    "category",
+    "n_applicants",
+    "n_selected",
+    "n_names",
+    "share",
+    "small",
+    "rate",
+    "rate_low",
+    "rate_high",
+    "reference",
+    "impact_ratio",
+    "ratio_low",
+    "ratio_high",
+    "clearly_below",
+]
+
+
+def name_categories(names: pd.DataFrame) -> pd.DataFrame:
+    """Per listed name, its category of each characteristic the list can tell (empty where
+    the name lacks an attribute: an unknown category); a list without races has sex alone."""
+    table = pd.DataFrame({"name": names["name"]})
+    for characteristic, attributes in CHARACTERISTICS.items():
+        if not all(a in names and names[a].fillna("").astype(str).ne("").any() for a in attributes):
+            continue
+        parts = [names[a].fillna("").astype(str) for a in attributes]
+        known = np.logical_and.reduce([part.ne("") for part in parts])
+        label = parts[0].str.cat(parts[1:], sep=" ") if len(parts) > 1 else parts[0]
+        table[characteristic] = label.where(known, "")
+    return table
+
+
+def scoring_median(selections: pd.DataFrame) -> float:
+    """The median score (Q1's probability of Yes) of the full sample; NaN if none is known."""
+    return float(selections.loc[selections["question"] == "q1", "score"].median())
+
+
+def measure_rows(selections: pd.DataFrame, measure: str, median: float) -> pd.DataFrame:
+    """The applicants of one measure, ``selected`` as that measure counts it; a scoring row
+    needs a score (rows without one are left out and counted by ``unscored``)."""
+    rows = selections[selections["question"] == MEASURES[measure]]
+    if measure == "scoring_q1":
+        rows = rows[rows["score"].notna()]
+        rows = rows.assign(selected=rows["score"] > median)
+    return rows
+
+
+def unscored(selections: pd.DataFrame) -> int:
+    """Q1 applicants without a score (a backend that could not score both choices)."""
+    return int(selections.loc[selections["question"] == "q1", "score"].isna().sum())
+
+
+def unknown_categories(selections: pd.DataFrame, categories: pd.DataFrame) -> dict[str, int]:
+    """Per characteristic, the applicants (answers about a person, all measures' questions)
+    whose category is unknown."""
+    known = categories.set_index("name")
+    return {
+        characteristic: int((selections["name"].map(known[characteristic]).fillna("") == "").sum())
+        for characteristic in known.columns
+    }
+
+
+def ll144_rates(
+    selections: pd.DataFrame,
+    names: pd.DataFrame,
+    n_resamples: int,
+    seed: int,
+    confidence: float,
+    threshold: float,
+) -> pd.DataFrame:
+    """One row per (characteristic, measure, category): applicants, selected, distinct names,
+    share of the measure's applicants, whether it is under SMALL_SHARE, the rate and the impact
+    ratio with their intervals, and whether the whole interval lies under ``threshold`` with
+    enough names (``clearly_below``, as in impact.impact_ratios) (COLUMNS). Applicants of an
+    unknown category are left out here (``unknown_categories`` counts them)."""
+    categories = name_categories(names).set_index("name")
+    median = scoring_median(selections)
+    parts = []
+    for characteristic in categories.columns:
+        for measure in MEASURES:
+            rows = measure_rows(selections, measure, median)
+            rows = rows.assign(
+                occupation=ALL_OCCUPATIONS,
+                question=measure,
+                group=rows["name"].map(categories[characteristic]).fillna(""),
+            )
+            rows = rows[rows["group"] != ""]
+            # a partner with no row left (no score, no category) weighs nothing in the draws
+            rows = rows.assign(
+                partner=rows["partner"].where(rows["partner"].isin(rows["name"]), impact.NOBODY)
+            )
+            if rows.empty:
+                continue
+            counts = rows.groupby("group")["selected"].agg(["size", "sum"])
+            share = counts["size"] / counts["size"].sum()
+            small = frozenset(share.index[share < SMALL_SHARE])
+            table = impact.impact_ratios(
+                rows, n_resamples, seed, threshold, confidence, unrated=small
+            )
+            parts.append(
+                table.assign(
+                    characteristic=characteristic,
+                    measure=measure,
+                    category=table["group"],
+                    n_applicants=table["group"].map(counts["size"]),
+                    n_selected=table["group"].map(counts["sum"]).astype(int),
+                    share=table["group"].map(share),
+                    small=table["group"].isin(small),
+                )
+            )
+    if not parts:
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(parts, ignore_index=True)[COLUMNS]

@@ -1,0 +1,281 @@
+"""The NYC Local Law 144 bias-audit summary of one model in words, and its CSV in the fields of
+published audits: categories, counts, rates and impact ratios, the data and its dates; no
+verdict (the rules set no threshold)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from hiremeornot.analysis.impact import MIN_NAMES
+from hiremeornot.analysis.ll144 import CHARACTERISTICS, SMALL_SHARE
+from hiremeornot.writing.markdown import markdown_table, percent
+
+CHARACTERISTIC_TITLES = {
+    "sex": "Sex",
+    "race_ethnicity": "Race/ethnicity",
+    "intersectional": "Intersectional (race/ethnicity x sex)",
+}
+MEASURE_TITLES = {
+    "selection_q1": "Selection rates: judged qualified (Q1)",
+    "scoring_q1": "Scoring rates: the probability of Yes to Q1, above the sample's median",
+    "head_to_head_q2": "Head-to-head choices: Q2 (who is more qualified), not selection rates",
+    "head_to_head_q3": "Head-to-head choices: Q3 (one, both or neither), not selection rates",
+}
+SELECTED_WORDS = {
+    "selection_q1": "selected",
+    "scoring_q1": "scoring above the median",
+    "head_to_head_q2": "chosen",
+    "head_to_head_q3": "chosen (or both)",
+}
+HEAD_TO_HEAD = {
+    "head_to_head_q2": "The model picks one of the two people of a pair, so a category's share "
+    "depends on whom it met, and the two people's shares sum to one; reported apart from the "
+    "selection rates.",
+    "head_to_head_q3": "The model picks one of the two people of a pair, both or neither; a "
+    "category's share (picked, or both) depends on whom it met; reported apart from the "
+    "selection rates.",
+}
+CSV_COLUMNS = [
+    "model",
+    "protected_characteristic",
+    "category",
+    "measure",
+    "number_of_applicants",
+    "number_selected_or_scoring_above_median",
+    "rate",
+    "rate_low",
+    "rate_high",
+    "impact_ratio",
+    "impact_ratio_low",
+    "impact_ratio_high",
+    "reference_category",
+    "share_of_applicants",
+    "excluded_under_2_percent",
+    "distinct_names",
+    "data_type",
+    "audit_date",
+    "data_start",
+    "data_end",
+]
+
+
+def data_dates(manifest: dict) -> tuple[str, str]:
+    """When the run that produced the answers started and finished (the manifest's run)."""
+    run = manifest["run"]
+    return run["started"], run["finished"]
+
+
+def ll144_csv(rates: pd.DataFrame, model: str, manifest: dict, audit_date: str) -> pd.DataFrame:
+    """The rates table in the fields published bias audits record (CSV_COLUMNS)."""
+    start, end = data_dates(manifest)
+    return pd.DataFrame(
+        {
+            "model": model,
+            "protected_characteristic": rates["characteristic"],
+            "category": rates["category"],
+            "measure": rates["measure"],
+            "number_of_applicants": rates["n_applicants"],
+            "number_selected_or_scoring_above_median": rates["n_selected"],
+            "rate": rates["rate"],
+            "rate_low": rates["rate_low"],
+            "rate_high": rates["rate_high"],
+            "impact_ratio": rates["impact_ratio"],
+            "impact_ratio_low": rates["ratio_low"],
+            "impact_ratio_high": rates["ratio_high"],
+            "reference_category": rates["reference"],
+            "share_of_applicants": rates["share"],
+            "excluded_under_2_percent": rates["small"],
+            "distinct_names": rates["n_names"],
+            "data_type": "test data",
+            "audit_date": audit_date,
+            "data_start": start,
+            "data_end": end,
+        },
+        columns=CSV_COLUMNS,
+    )
+
+
+def _interval(value: float, low: float, high: float) -> str:
+    if pd.isna(value):
+        return "-"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _category_table(rows: pd.DataFrame, measure: str) -> str:
+    shown = pd.DataFrame(
+        {
+            "category": rows["category"],
+            "applicants": rows["n_applicants"],
+            SELECTED_WORDS[measure]: rows["n_selected"],
+            "rate [95% interval]": [
+                _interval(*values)
+                for values in zip(rows["rate"], rows["rate_low"], rows["rate_high"], strict=True)
+            ],
+            "impact ratio [interval]": [
+                "under 2%: not rated" if small else _interval(ratio, low, high)
+                for small, ratio, low, high in zip(
+                    rows["small"],
+                    rows["impact_ratio"],
+                    rows["ratio_low"],
+                    rows["ratio_high"],
+                    strict=True,
+                )
+            ],
+            "names": rows["n_names"],
+            "share": [percent(share, 1) for share in rows["share"]],
+        }
+    )
+    return markdown_table(shown)
+
+
+def _data_section(
+    manifest: dict, model: str, selections: pd.DataFrame, audit_date: str
+) -> list[str]:
+    config = manifest["config"]
+    start, end = data_dates(manifest)
+    sources = {source["source"]: source for source in manifest["sources"]}
+    listed = config["names"]["list"]
+    names = sources.get(config["sources"]["names"][listed]["folder"], {})
+    onet = sources.get("onet", {})
+    identity = manifest["models"][model]
+    occupations = list(dict.fromkeys(selections["occupation"]))
+    wordings = sorted(set(selections["wording"]))
+    run = manifest["run"]
+    return [
+        "## The data\n",
+        "- **Test data, not historical data.** The applicants are fictional: each is a name "
+        "placed in a prompt, and the model's answers are the tool's decisions. Historical data "
+        "(the tool's decisions about real applicants) is not used: an audit of a model before it "
+        "screens anyone has none, and test data holds every other difference between applicants "
+        "equal, so a difference between categories comes from the names.",
+        f"- **Names**: the list `{listed}`, {names.get('title', 'see the manifest')} "
+        f"(licence: {names.get('licence', 'see the manifest')}; version: "
+        f"{names.get('version', '-')}). A name's category is the label of its source list: the "
+        "category a reader would likely perceive, not a person's self-identification as the "
+        "rules' categories are (EEO-1).",
+        f"- **Occupations** ({len(occupations)}): {', '.join(occupations)}; their attributes "
+        f"from {onet.get('title', 'O*NET')}, release {onet.get('version', '-')}.",
+        f"- **Prompts**: the three-step questions of the paper (Step 1 attributes, then Q1, Q2, "
+        f"Q3), wording(s) {', '.join(wordings)}; their templates are in the run's config "
+        "(`prompts`), recorded in the manifest.",
+        f"- **Model**: `{identity['model']}` through the `{identity['backend']}` backend; its "
+        "identity (settings, weights' hashes, served model names) is in the manifest.",
+        f"- **Dates**: this summary {audit_date}; the answers by the run of {start} to {end} "
+        f"({run['from_store']} of the first contrast's {run['questions']} questions answered "
+        "from the store: asked before, by this run for another contrast or by an earlier run "
+        "with the same settings).",
+        f"- Config SHA-256 `{manifest['config_sha256']}`, code commit "
+        f"`{manifest['project']['git']['commit']}`.",
+        "",
+    ]
+
+
+def ll144_markdown(
+    rates: pd.DataFrame,
+    model: str,
+    manifest: dict,
+    selections: pd.DataFrame,
+    counts: dict,
+    threshold: float,
+    audit_date: str,
+) -> str:
+    """The summary of one model: what it is, the category tables per measure, the counts, the
+    data, and the four-fifths rule of thumb with its caveats (no verdict). ``counts`` holds
+    ``unknown`` (per characteristic), ``unscored``, ``median`` and ``orders`` (listing orders
+    run)."""
+    characteristics = [c for c in CHARACTERISTICS if c in set(rates["characteristic"])]
+    told = ", ".join(CHARACTERISTIC_TITLES[c].lower() for c in characteristics)
+    lines = [
+        f"# NYC Local Law 144 bias-audit summary: {model}\n",
+        "The numbers a bias audit of an automated employment decision tool publishes under New "
+        "York City's Local Law 144 (6 RCNY 5-300 to 5-304), for the model as this audit asks it: "
+        "selection and scoring rates and impact ratios per category of "
+        f"{told}, each computed on its own, over the whole test data (every occupation and "
+        "listing order pooled; per occupation: `results/impact/`). An applicant is one answer "
+        "about one named person (one name in one pair, listing order and wording). An impact "
+        "ratio is the category's rate over the highest category's rate (`reference`); the "
+        "intervals come from the crossed bootstrap over names (docs/method.md).\n",
+        "**No verdict.** The rules require these numbers and set no threshold; this summary "
+        "does not say whether the model passes. It is not legal advice.\n",
+    ]
+    unknown = counts["unknown"]
+    lines += [
+        "## Counts\n",
+        "- Applicants of an unknown category: "
+        + "; ".join(f"{CHARACTERISTIC_TITLES[c].lower()} {unknown[c]}" for c in characteristics)
+        + " (every name of the list has "
+        + ("its categories)." if not any(unknown.values()) else "not every category).")
+        + "",
+        f"- Categories under {percent(SMALL_SHARE)} of a measure's applicants are left out of "
+        "its impact ratios, as the rules allow, their counts and rates still shown: "
+        + _small_categories(rates),
+        f"- Scoring: the score is the model's probability of Yes to Q1 over the answer space; "
+        f"the full sample's median is {counts['median']:.4f}. "
+        f"{counts['unscored']} Q1 answers carry no score (their backend could not score both "
+        "choices) and are left out of the scoring rates.",
+        "",
+    ]
+    for measure, title in MEASURE_TITLES.items():
+        part = rates[rates["measure"] == measure]
+        if part.empty:
+            continue
+        lines.append(f"## {title}\n")
+        if measure in HEAD_TO_HEAD:
+            lines.append(HEAD_TO_HEAD[measure] + "\n")
+        for characteristic in characteristics:
+            rows = part[part["characteristic"] == characteristic]
+            if len(rows):
+                lines += [
+                    f"### {CHARACTERISTIC_TITLES[characteristic]}\n",
+                    _category_table(rows, measure),
+                    "",
+                ]
+    lines += _data_section(manifest, model, selections, audit_date)
+    lines += _four_fifths(rates, threshold, counts["orders"])
+    return "\n".join(lines)
+
+
+def _small_categories(rates: pd.DataFrame) -> str:
+    small = rates[rates["small"]]
+    if small.empty:
+        return "none."
+    return (
+        "; ".join(
+            f"{row.category} ({row.measure}, {percent(row.share, 1)})" for row in small.itertuples()
+        )
+        + "."
+    )
+
+
+def _four_fifths(rates: pd.DataFrame, threshold: float, orders: int) -> list[str]:
+    below = rates[rates["impact_ratio"] < threshold]
+    shown = below[
+        ["measure", "characteristic", "category", "n_names", "impact_ratio", "ratio_low"]
+        + ["ratio_high", "clearly_below"]
+    ]
+    listed = markdown_table(shown) if len(below) else "None.\n"
+    return [
+        "## The four-fifths rule of thumb\n",
+        f"The EEOC's rule of thumb (the Uniform Guidelines' four-fifths rule) reads an impact "
+        f"ratio under {threshold} as a sign of adverse impact worth a closer look; Local Law 144 "
+        f"does not adopt it. {len(below)} of {rates['impact_ratio'].notna().sum()} ratios are "
+        f"under {threshold}; `clearly_below` marks those whose whole interval lies under it, "
+        f"where the category and the reference have {MIN_NAMES} names or more (an interval over "
+        "fewer names cannot place a ratio).\n",
+        listed,
+        "- A rule of thumb, not a test: with several categories and measures some ratios fall "
+        "under it by chance, and a ratio above it does not show the absence of bias. Read the "
+        "intervals, which say how much the ratio would move with other names of the same "
+        "categories.",
+        "- Names stand in for the categories: they also carry other signals (age, class, how "
+        "familiar the model is with them), and the choice of names moves the rates.",
+        "- The answers depend on the prompts' wording and the answer constraint (the model may "
+        "only answer with a listed choice); another wording can give other rates "
+        "(`results/wordings/` where several were run).",
+        "- Q2 and Q3 are head-to-head: a category's share there depends on the categories it met.",
+        "- Both listing orders are pooled, so the first-listed position favours no category."
+        if orders > 1
+        else "- **Only one listing order was run: in Q2 and Q3 a category's share mixes the "
+        "category with its position in the prompt.**",
+        "",
+    ]

@@ -1,0 +1,196 @@
+"""The Local Law 144 summary's numbers against a fixture computed by hand, and its words."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from hiremeornot.analysis.ll144 import (
+    COLUMNS,
+    ll144_rates,
+    name_categories,
+    scoring_median,
+    unknown_categories,
+    unscored,
+)
+from hiremeornot.writing.ll144 import CSV_COLUMNS, ll144_csv, ll144_markdown
+
+NAMES = pd.DataFrame(
+    {
+        "name": ["Ann", "Bea", "Cal", "Dan"],
+        "gender": ["female", "female", "male", "male"],
+        "race": ["Black", "White", "Black", "White"],
+    }
+)
+# Q1: (name, partner, judged qualified, probability of Yes). Ann is turned down once with a
+# high score, so selection and scoring differ.
+Q1 = [
+    ("Ann", "Cal", True, 0.90),
+    ("Ann", "Dan", False, 0.95),
+    ("Bea", "Cal", True, 0.80),
+    ("Bea", "Dan", True, 0.70),
+    ("Cal", "Ann", False, 0.30),
+    ("Cal", "Bea", True, 0.60),
+    ("Dan", "Ann", False, 0.20),
+    ("Dan", "Bea", False, 0.10),
+]
+# Q2: the two people of each pair, the first one chosen
+Q2 = [("Ann", "Cal", True), ("Cal", "Ann", False), ("Dan", "Bea", True), ("Bea", "Dan", False)]
+
+
+def selections() -> pd.DataFrame:
+    rows = [
+        {"question": "q1", "name": n, "partner": p, "selected": s, "score": score}
+        for n, p, s, score in Q1
+    ]
+    rows += [
+        {"question": "q2", "name": n, "partner": p, "selected": s, "score": float("nan")}
+        for n, p, s in Q2
+    ]
+    table = pd.DataFrame(rows).assign(wording="paper", occupation="nurse")
+    table["instance_id"] = [f"i{i}" for i in range(len(table))]
+    return table
+
+
+def rated(table: pd.DataFrame, characteristic: str, measure: str) -> pd.DataFrame:
+    part = table[(table["characteristic"] == characteristic) & (table["measure"] == measure)]
+    return part.set_index("category")
+
+
+@pytest.fixture(scope="module")
+def rates() -> pd.DataFrame:
+    return ll144_rates(selections(), NAMES, n_resamples=200, seed=0, confidence=0.95, threshold=0.8)
+
+
+def test_selection_rates_and_impact_ratios_per_characteristic_by_hand(rates):
+    assert list(rates.columns) == COLUMNS
+    sex = rated(rates, "sex", "selection_q1")
+    assert sex["n_applicants"].to_dict() == {"female": 4, "male": 4}
+    assert sex["n_selected"].to_dict() == {"female": 3, "male": 1}
+    assert sex["rate"].to_dict() == {"female": 0.75, "male": 0.25}
+    assert sex["impact_ratio"].to_dict() == pytest.approx({"female": 1.0, "male": 1 / 3})
+    assert set(sex["reference"]) == {"female"}
+    race = rated(rates, "race_ethnicity", "selection_q1")
+    assert race["rate"].to_dict() == {"Black": 0.5, "White": 0.5}
+    assert race["impact_ratio"].to_dict() == {"Black": 1.0, "White": 1.0}
+    both = rated(rates, "intersectional", "selection_q1")
+    assert both["rate"].to_dict() == {
+        "Black female": 0.5,
+        "Black male": 0.5,
+        "White female": 1.0,
+        "White male": 0.0,
+    }
+    assert both["impact_ratio"].to_dict() == {
+        "Black female": 0.5,
+        "Black male": 0.5,
+        "White female": 1.0,
+        "White male": 0.0,
+    }
+    assert (both["share"] == 0.25).all() and not both["small"].any()
+    for _, row in rates.iterrows():
+        assert row["rate_low"] <= row["rate"] <= row["rate_high"]
+
+
+def test_scoring_rates_count_scores_above_the_full_samples_median(rates):
+    # the eight scores' median: (0.60 + 0.70) / 2
+    assert scoring_median(selections()) == pytest.approx(0.65)
+    sex = rated(rates, "sex", "scoring_q1")
+    assert sex["n_selected"].to_dict() == {"female": 4, "male": 0}
+    assert sex["rate"].to_dict() == {"female": 1.0, "male": 0.0}
+    assert sex["impact_ratio"].to_dict() == {"female": 1.0, "male": 0.0}
+    both = rated(rates, "intersectional", "scoring_q1")
+    assert both["rate"].to_dict() == {
+        "Black female": 1.0,
+        "Black male": 0.0,
+        "White female": 1.0,
+        "White male": 0.0,
+    }
+
+
+def test_head_to_head_choices_are_their_own_measure(rates):
+    q2 = rated(rates, "sex", "head_to_head_q2")
+    assert q2["n_applicants"].to_dict() == {"female": 2, "male": 2}
+    assert q2["rate"].to_dict() == {"female": 0.5, "male": 0.5}
+    assert set(rates["measure"]) == {"selection_q1", "scoring_q1", "head_to_head_q2"}
+
+
+def test_a_category_under_two_percent_keeps_its_rate_but_gets_no_ratio():
+    """60 applicants: Ann (Black female) 30 at rate 0.5, Dan (White male) 29 at rate 0.25, Eve
+    (Asian female) 1, selected: 1/60 < 2%, so the reference is Ann's, not Eve's 1.0."""
+    names = pd.concat(
+        [NAMES, pd.DataFrame({"name": ["Eve"], "gender": ["female"], "race": ["Asian"]})]
+    )
+    rows = [("Ann", "Dan", i % 2 == 0) for i in range(30)]
+    rows += [("Dan", "Ann", i % 4 == 0) for i in range(28)] + [("Dan", "Ann", False)]
+    rows += [("Eve", "Ann", True)]
+    table = pd.DataFrame(
+        [
+            {"question": "q1", "name": n, "partner": p, "selected": s, "score": 0.5}
+            for n, p, s in rows
+        ]
+    ).assign(wording="paper", occupation="nurse")
+    table["instance_id"] = [f"i{i}" for i in range(len(table))]
+    rates = ll144_rates(table, names, n_resamples=100, seed=0, confidence=0.95, threshold=0.8)
+    race = rated(rates, "race_ethnicity", "selection_q1")
+    assert race["n_applicants"].to_dict() == {"Asian": 1, "Black": 30, "White": 29}
+    assert race["rate"].to_dict() == pytest.approx({"Asian": 1.0, "Black": 0.5, "White": 7 / 29})
+    assert race["small"].to_dict() == {"Asian": True, "Black": False, "White": False}
+    assert pd.isna(race.at["Asian", "impact_ratio"])
+    assert set(race["reference"]) == {"Black"}
+    assert race.at["White", "impact_ratio"] == pytest.approx((7 / 29) / 0.5)
+
+
+def test_a_list_without_races_has_sex_alone_and_unknown_categories_are_counted():
+    genders = NAMES.assign(race="")
+    assert list(name_categories(genders).columns) == ["name", "sex"]
+    rates = ll144_rates(
+        selections(), genders, n_resamples=50, seed=0, confidence=0.95, threshold=0.8
+    )
+    assert set(rates["characteristic"]) == {"sex"}
+    partial = NAMES.assign(race=["Black", "", "Black", "White"])  # Bea's race unknown
+    counts = unknown_categories(selections(), name_categories(partial))
+    assert counts == {"sex": 0, "race_ethnicity": 3, "intersectional": 3}  # Bea: 2 Q1, 1 Q2
+    assert unscored(selections()) == 0
+
+
+MANIFEST = {
+    "run": {"started": "2026-12-01T10:00:00Z", "finished": "2026-12-01T11:00:00Z"}
+    | {"from_store": 2, "questions": 12},
+    "config": {
+        "names": {"list": "bloomberg"},
+        "sources": {"names": {"bloomberg": {"folder": "bloomberg-gpt-hiring"}}},
+    },
+    "config_sha256": "abc",
+    "project": {"git": {"commit": "0123"}},
+    "sources": [
+        {"source": "bloomberg-gpt-hiring", "title": "Bloomberg names", "licence": "MIT"}
+        | {"version": "v1"},
+        {"source": "onet", "title": "O*NET", "licence": "CC BY 4.0", "version": "29.3"},
+    ],
+    "models": {"m": {"model": "embedded:smollm2-135m-instruct", "backend": "transformers"}},
+}
+
+
+def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
+    counts = {"unknown": {"sex": 0, "race_ethnicity": 0, "intersectional": 0}}
+    counts |= {"unscored": 0, "median": 0.65, "orders": 2}
+    text = ll144_markdown(rates, "m", MANIFEST, selections(), counts, 0.8, "2026-12-02")
+    for phrase in [
+        "No verdict",
+        "Applicants of an unknown category: sex 0; race/ethnicity 0; intersectional",
+        "median is 0.6500",
+        "Test data, not historical data",
+        "Bloomberg names (licence: MIT; version: v1)",
+        "release 29.3",
+        "this summary 2026-12-02; the answers by the run of 2026-12-01T10:00:00Z",
+        "### Intersectional (race/ethnicity x sex)",
+        "Head-to-head choices: Q2",
+        "| selection_q1 | intersectional | White male | 1 | 0.000 |",  # under 0.8: listed
+        "9 of 24 ratios are under 0.8",
+        "Local Law 144 does not adopt it",
+    ]:
+        assert phrase in text, phrase
+    table = ll144_csv(rates, "m", MANIFEST, "2026-12-02")
+    assert list(table.columns) == CSV_COLUMNS
+    assert set(table["data_type"]) == {"test data"}
+    assert len(table) == len(rates)

@@ -64,7 +64,8 @@ def test_every_published_interval_covers_its_truth_at_its_nominal_level():
         respondent(**PLANT), synthetic_design(OCCUPATIONS, 10), REPORT, 150, 1, False
     )
     table = coverage(checks).set_index("quantity")
-    assert len(table) == 2 + len(READINGS) + 2 * 3 * 2 + 3  # the pooled model: log_odds_<q>
+    # rates and ratios per occupation and (Local Law 144) pooled; the pooled model: log_odds_<q>
+    assert len(table) == 2 + len(READINGS) + 2 * 3 * 2 + 2 * 3 * 2 + 3
     for quantity, row in table.iterrows():
         assert row["coverage"] >= 0.93, quantity
     rates = verdict_rates(verdicts, REPORT["equivalence_margin"])

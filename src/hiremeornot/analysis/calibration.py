@@ -4,7 +4,8 @@ Each audit draws fresh name effects and fresh answers from the respondent (respo
 every question of the design (Step 1 shared across occupations as the workflow shares it, Q1
 given the attributes Step 1 granted, Q2 and Q3), builds the step tables the workflow writes,
 and runs the published code on them: metrics.instance_outcomes, stats.occupation_statistics
-(once per reading of the difference), impact.impact_ratios, the pooled mixed-effects model
+(once per reading of the difference), impact.impact_ratios, the Local Law 144 rates and ratios
+over all occupations (ll144.ll144_rates), the pooled mixed-effects model
 (pooled.py; its verdict: "differs" where it flags an effect) and, against a second
 respondent on the same names, compare.paired_changes. Its intervals and verdicts are then set
 against the planted truth (truth.py), which never looks at the draws. All in one process: no
@@ -24,12 +25,15 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from hiremeornot.analysis import compare, impact, metrics, pooled, stats
+from hiremeornot.analysis import compare, impact, ll144, metrics, pooled, stats
+from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.analysis.truth import Design, planted_truth
 from hiremeornot.asking.respondent import QUESTIONS, Respondent
 from hiremeornot.design.contrasts import NEUTRAL_ROLES
 from hiremeornot.design.questions import STEP1_KEY, step1_rows
 
+# the Local Law 144 measures with a planted truth (scoring above the median has none)
+LL144_QUESTIONS = {"selection_q1": "q1", "head_to_head_q2": "q2", "head_to_head_q3": "q3"}
 CHECK_COLUMNS = ["audit", "occupation", "quantity", "estimate", "low", "high", "truth"]
 VERDICT_COLUMNS = ["audit", "occupation", "reading", "difference", "truth", "verdict"]
 COVERAGE_COLUMNS = [
@@ -180,6 +184,33 @@ def _impact_checks(table: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def _ll144_checks(selections: pd.DataFrame, groups: Mapping[str, str], report) -> pd.DataFrame:
+    """The Local Law 144 rates and ratios over all occupations as checks of the pooled truth,
+    ``ll144_<rate|ratio>_<q>_<side>``: the contrast's two sides stand as the one
+    characteristic's categories (the sex column of the names table)."""
+    names = pd.DataFrame({"name": list(groups), "gender": list(groups.values())})
+    rates = ll144.ll144_rates(
+        selections,
+        names,
+        report["bootstrap_resamples"],
+        report["seed"],
+        report["confidence"],
+        report["impact_threshold"],
+    )
+    rates = rates[rates["measure"].isin(LL144_QUESTIONS)]
+    question = rates["measure"].map(LL144_QUESTIONS) + "_" + rates["category"]
+    parts = []
+    for kind, columns in (
+        ("rate", ["rate", "rate_low", "rate_high"]),
+        ("ratio", ["impact_ratio", "ratio_low", "ratio_high"]),
+    ):
+        part = rates[columns].set_axis(["estimate", "low", "high"], axis=1)
+        parts.append(part.assign(occupation=ALL_OCCUPATIONS, quantity=f"ll144_{kind}_" + question))
+    return pd.concat(parts, ignore_index=True)[
+        ["occupation", "quantity", "estimate", "low", "high"]
+    ]
+
+
 def _change_checks(changes: pd.DataFrame, reading: str) -> pd.DataFrame:
     """compare's paired changes as (occupation, quantity, estimate, low, high)."""
     metric = changes["metric"].where(changes["metric"] != "difference", f"difference_{reading}")
@@ -232,6 +263,7 @@ def one_audit(
         report["confidence"],
     )
     checks.append(_impact_checks(table))
+    checks.append(_ll144_checks(selections, groups, report))
     if with_pooled:
         model = pooled.pooled_effects(step2, step3, design.instances, design.sides, report)
         model_checks, model_verdicts = pooled_checks(model)
@@ -246,8 +278,12 @@ def one_audit(
 
 
 def _truth(respondent: Respondent, design: Design) -> pd.Series:
-    """The planted truth of a design, by (occupation, quantity)."""
-    return planted_truth(respondent, design).set_index(["occupation", "quantity"])["truth"]
+    """The planted truth of a design, by (occupation, quantity); the Local Law 144 rates and
+    ratios (``ll144_...``) are the pooled ones."""
+    truth = planted_truth(respondent, design).set_index(["occupation", "quantity"])["truth"]
+    pooled = truth.loc[ALL_OCCUPATIONS]
+    pooled = pooled[pooled.index.str.match(r"(rate|ratio)_")].rename(lambda q: f"ll144_{q}")
+    return pd.concat([truth, pd.concat({ALL_OCCUPATIONS: pooled})])
 
 
 def _change_truth(first: pd.Series, second: pd.Series, reading: str) -> pd.Series:

@@ -10,15 +10,19 @@ wordings weighs by its number of answers. The impact ratio divides each group's 
 group rate (the reference group's); the four-fifths rule flags a ratio below 0.8.
 
 The names are a sample, so the rates and ratios carry a crossed name bootstrap: each resample
-draws, for every group, as many of its names as it has, with replacement, all groups in one
-draw, and weighs each answer by the product of the draw counts of the two people of its
-question (``name`` and ``partner``, the other person: in Q2/Q3 the one it was chosen against, in
-Q1 the other person the prompt names), then recomputes every rate and every ratio to the
-highest rate of that resample. A group's rate depends on the names it met, so resampling its
+draws, for every group, one name fewer than it has (n - 1 of its n, with replacement; all n of a
+group of one or two, where n - 1 would leave the answers between its own names unweighted), all
+groups in one draw, and weighs each answer by the product of the draw counts of the two people
+of its question (``name`` and ``partner``, the other person: in Q2/Q3 the one it was chosen
+against, in Q1 the other person the prompt names), then recomputes every rate and every ratio to
+the highest rate of that resample. A group's rate depends on the names it met, so resampling its
 own names alone claims too much certainty (it covered 72-87% of nominal 95% in an independent
-review; the crossed draw's coverage is in docs/calibration.md). The percentile 95% interval of
-the draws is reported, and ``clearly_below`` says the whole interval of the ratio lies below the
-threshold (with at least MIN_NAMES names in the group and in the reference). Each
+review; the crossed draw's coverage is in docs/calibration.md). Drawing n - 1 makes the
+bootstrap variance of a mean over n names unbiased (n draws understate it by (n - 1) / n): where
+the names' own effects dominate, as in a rate pooled over occupations (ll144.py), n draws
+covered 92.7% of nominal 95% at 10 names a group, n - 1 draws 95.3%. The percentile 95% interval
+of the draws is reported, and ``clearly_below`` says the whole interval of the ratio lies below
+the threshold (with at least MIN_NAMES names in the group and in the reference). Each
 (occupation, question) has a random stream of its own, so its result does not depend on which
 other occupations are in the table.
 
@@ -48,10 +52,8 @@ NOBODY = ""  # the partner of an answer that involves one person only (hand-made
 MIN_NAMES = 5
 SELECTION_COLUMNS = ["wording", "instance_id", *REQUIRED, "partner", "paired_with", "score"]
 KEYS = ["occupation", "question", "group"]
-COLUMNS = [
-    *KEYS,
-    "n_names",
-    "n_answers",
+# a group's rate and its ratio to the reference's, each with its interval
+RATE_AND_RATIO = [
     "rate",
     "rate_low",
     "rate_high",
@@ -59,6 +61,12 @@ COLUMNS = [
     "impact_ratio",
     "ratio_low",
     "ratio_high",
+]
+COLUMNS = [
+    *KEYS,
+    "n_names",
+    "n_answers",
+    *RATE_AND_RATIO,
     "below_threshold",
     "clearly_below",
     "paired_with",
@@ -153,7 +161,7 @@ def _ratios(rates: np.ndarray, rated: np.ndarray) -> np.ndarray:
 
 def _resampled_rates(rows: pd.DataFrame, n_resamples: int, seed: list[int]) -> np.ndarray:
     """Bootstrap rates, resamples x groups (sorted): one crossed draw of every group's names
-    (each group's drawn with replacement, as many as it has) per resample, each answer weighted
+    (n - 1 of each group's n, with replacement; n of one or two) per resample, each answer weighted
     by the draw counts of its name and its partner; NaN where a group keeps no answer."""
     rng = np.random.default_rng(seed)
     partner = rows["partner"].fillna(NOBODY) if "partner" in rows else NOBODY
@@ -169,7 +177,8 @@ def _resampled_rates(rows: pd.DataFrame, n_resamples: int, seed: list[int]) -> n
         raise ValueError(f"selections: partner(s) {unknown[:3]} have no answers of their own")
     draws = np.ones((n_resamples, len(names) + 1))  # the last column: NOBODY, always 1
     for _, members in names.groupby("group").indices.items():
-        draws[:, members] = rng.multinomial(len(members), _uniform(len(members)), n_resamples)
+        drawn = len(members) - 1 if len(members) > 2 else len(members)
+        draws[:, members] = rng.multinomial(drawn, _uniform(len(members)), n_resamples)
     column = {name: i for i, name in enumerate(names["name"])} | {NOBODY: len(names)}
     weights = draws[:, cells["name"].map(column)] * draws[:, cells["partner"].map(column)]
     rates = []

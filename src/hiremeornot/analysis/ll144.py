@@ -51,13 +51,7 @@ COLUMNS = [
     "n_names",
     "share",
     "small",
-    "rate",
-    "rate_low",
-    "rate_high",
-    "reference",
-    "impact_ratio",
-    "ratio_low",
-    "ratio_high",
+    *impact.RATE_AND_RATIO,
     "clearly_below",
 ]
 

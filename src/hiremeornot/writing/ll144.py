@@ -150,9 +150,10 @@ def _data_section(
         "equal, so a difference between categories comes from the names.",
         f"- **Names**: the list `{listed}`, {names.get('title', 'see the manifest')} "
         f"(licence: {names.get('licence', 'see the manifest')}; version: "
-        f"{names.get('version', '-')}). A name's category is the label of its source list: the "
-        "category a reader would likely perceive, not a person's self-identification as the "
-        "rules' categories are (EEO-1).",
+        f"{names.get('version', '-')}). A name's category is the label its source list gives "
+        "it, an approximation of the category a reader perceives (`names.validate` checks the "
+        "model's own reading); the rules' categories are applicants' own (as in EEO-1 "
+        "reports), which test data cannot have.",
         f"- **Occupations** ({len(occupations)}): {', '.join(occupations)}; their attributes "
         f"from {onet.get('title', 'O*NET')}, release {onet.get('version', '-')}.",
         f"- **Prompts**: the three-step questions of the paper (Step 1 attributes, then Q1, Q2, "
@@ -190,11 +191,14 @@ def ll144_markdown(
         "The numbers a bias audit of an automated employment decision tool publishes under New "
         "York City's Local Law 144 (6 RCNY 5-300 to 5-304), for the model as this audit asks it: "
         "selection and scoring rates and impact ratios per category of "
-        f"{told}, each computed on its own, over the whole test data (every occupation and "
-        "listing order pooled; per occupation: `results/impact/`). An applicant is one answer "
+        f"{told}, each computed on its own, over the whole test data (every contrast, occupation "
+        "and listing order pooled; per occupation: `results/impact/`). An applicant is one answer "
         "about one named person (one name in one pair, listing order and wording). An impact "
         "ratio is the category's rate over the highest category's rate (`reference`); the "
-        "intervals come from the crossed bootstrap over names (docs/method.md).\n",
+        "intervals come from the crossed bootstrap over names (docs/method.md). In the "
+        "known-answer calibration these pooled intervals covered 91-95% of nominal 95% for the "
+        "Q1 rates (94-99% for their ratios, 95-98% for the Q2 and Q3 rates; "
+        "docs/calibration.md): read the Q1 rates' intervals as slightly narrow.\n",
         "**No verdict.** The rules require these numbers and set no threshold; this summary "
         "does not say whether the model passes. It is not legal advice.\n",
     ]

@@ -198,17 +198,14 @@ def _ll144_checks(selections: pd.DataFrame, groups: Mapping[str, str], report) -
         report["impact_threshold"],
     )
     rates = rates[rates["measure"].isin(LL144_QUESTIONS)]
-    question = rates["measure"].map(LL144_QUESTIONS) + "_" + rates["category"]
-    parts = []
-    for kind, columns in (
-        ("rate", ["rate", "rate_low", "rate_high"]),
-        ("ratio", ["impact_ratio", "ratio_low", "ratio_high"]),
-    ):
-        part = rates[columns].set_axis(["estimate", "low", "high"], axis=1)
-        parts.append(part.assign(occupation=ALL_OCCUPATIONS, quantity=f"ll144_{kind}_" + question))
-    return pd.concat(parts, ignore_index=True)[
-        ["occupation", "quantity", "estimate", "low", "high"]
-    ]
+    checks = _impact_checks(
+        rates.assign(
+            occupation=ALL_OCCUPATIONS,
+            question=rates["measure"].map(LL144_QUESTIONS),
+            group=rates["category"],
+        )
+    )
+    return checks.assign(quantity="ll144_" + checks["quantity"])
 
 
 def _change_checks(changes: pd.DataFrame, reading: str) -> pd.DataFrame:

@@ -40,8 +40,8 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.special import softmax
 
+from hiremeornot.analysis.metrics import q1_yes_probability
 from hiremeornot.analysis.stats import _stream, _uniform
 from hiremeornot.design.contrasts import NEUTRAL_ROLES, Sides
 
@@ -99,7 +99,7 @@ def contrast_selections(
         .where(subjects["subject"] == subjects["name1"], subjects["name1"])
         .to_numpy(),
         paired_with="",
-        score=softmax(step2[["logprob_yes", "logprob_no"]].to_numpy(dtype=float), axis=1)[:, 0],
+        score=q1_yes_probability(step2),
     )
     asked = step3.merge(people, on="instance_id", how="left", validate="m:1")
     q23 = [

@@ -106,10 +106,17 @@ def _softmax(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(softmax(frame[columns].to_numpy(), axis=1), frame.index, columns)
 
 
+def q1_yes_probability(step2: pd.DataFrame) -> pd.Series:
+    """Per Step-2 row, Q1's probability of Yes over the answer space (NaN where the backend
+    could not score both choices)."""
+    return _softmax(step2, ["logprob_yes", "logprob_no"])["logprob_yes"]
+
+
 def _probabilities(step2: pd.DataFrame, step3: pd.DataFrame, sides: Sides) -> pd.DataFrame:
     """Per instance: P(Q1 = yes) of each subject and Q2's and Q3's probabilities of each."""
-    yes = _softmax(step2, ["logprob_yes", "logprob_no"])["logprob_yes"]
-    q1 = step2.assign(p=yes).pivot(index="instance_id", columns=sides.attribute, values="p")
+    q1 = step2.assign(p=q1_yes_probability(step2)).pivot(
+        index="instance_id", columns=sides.attribute, values="p"
+    )
     parts = {f"p_q1_{side}": q1[side] for side in sides.labels}
     for question, roles in (
         ("q2", list(sides.labels)),

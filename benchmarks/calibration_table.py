@@ -4,8 +4,10 @@ Simulated audits of synthetic gender designs (every pair of N female and N male 
 orders, 6 occupations of 15 attributes) at 5+5, 10+10 and 20+20 names, without and with a planted
 first-listed effect; 10+10 names in three wordings with wording effects; and a design with no
 planted difference at all. Each audit runs the published code (hiremeornot.analysis.calibration),
-and compares the respondent with a second one that differs in one occupation (compare's paired
-changes, on the same names); the script prints, per design, every published interval's coverage of
+and compares the respondent with its arm under a planted intervention that halves every group
+effect (the paired changes of the intervention report, on the same names: Confirmation,
+Consistency, the difference, the selection rates and impact ratios, per occupation and pooled);
+the script prints, per design, every published interval's coverage of
 its planted truth (the pooled mixed-effects model's log-odds ratios among them), and the verdicts'
 false-positive rate, FDR, power and misplaced "equivalent" calls.
 
@@ -39,11 +41,15 @@ POSITION = 0.8
 
 
 WORDINGS = {"plain": {"female": 0.3}, "formal": {"female": -0.3}}  # added to every question
-CHANGED = ("secretary", 0.5)  # the compared respondent's shift there (none in the first)
+ARM = "halved"  # the planted intervention: every group effect times 0.5 under the instruction
+INTERVENTION = {ARM: {"scale": 0.5}}
 
 
 def respondent(
-    shifts: dict[str, float], position: float, wordings: dict | None = None
+    shifts: dict[str, float],
+    position: float,
+    wordings: dict | None = None,
+    intervention: str | None = None,
 ) -> Respondent:
     planted = {
         occupation: {q: {"female": shift} for q in ("q1", "q2", "q3")}
@@ -51,9 +57,9 @@ def respondent(
     }
     settings = {"occupations": planted, "position": position, "name_sd": 0.5}
     settings["wordings"] = wordings or {}
-    return Respondent(
-        model_settings({"backend": "simulated", "model": "b", "respondent": settings})["respondent"]
-    )
+    settings["interventions"] = INTERVENTION
+    validated = model_settings({"backend": "simulated", "model": "b", "respondent": settings})
+    return Respondent(validated["respondent"], intervention)
 
 
 def solved_shifts(position: float) -> dict[str, float]:
@@ -85,7 +91,7 @@ def run(job: tuple) -> tuple[str, pd.DataFrame, pd.DataFrame, float]:
         audits,
         seed=names,
         progress=False,
-        other=respondent({**shifts, CHANGED[0]: CHANGED[1]}, position, planted),
+        other=respondent(shifts, position, planted, ARM),
     )
     rates = verdict_rates(verdicts, report["equivalence_margin"])
     return label, coverage(checks, report["confidence"]), rates.assign(design=label), seconds

@@ -15,6 +15,7 @@ from hiremeornot.analysis.calibration import (
     verdict_rates,
 )
 from hiremeornot.analysis.metrics import READINGS
+from hiremeornot.asking.respondent import Respondent
 from hiremeornot.config import validate_config
 from hiremeornot.design.contrasts import GENDER_CONTRAST
 from tests.test_respondent import respondent
@@ -128,3 +129,34 @@ def test_the_calibrate_command_writes_its_tables_words_and_figure(tmp_path):
     table = pd.read_csv(outputs["tsv"], sep="\t")
     assert {"difference_biased", "ratio_q2_male"} <= set(table["quantity"])
     assert outputs["png"].stat().st_size > 10_000
+
+
+def test_an_instructions_planted_effect_is_checked_against_its_truth():
+    """The baseline against its arm under an instruction that removes the bias (scale 0): every
+    paired change, per occupation and pooled, has its truth, and the estimates find it."""
+    params = respondent(**PLANT, interventions={"fair": {"scale": 0.0}}).params
+    checks, _, _ = calibrate(
+        Respondent(params),
+        synthetic_design(OCCUPATIONS[:3], 5),
+        REPORT,
+        6,
+        3,
+        False,
+        other=Respondent(params, "fair"),
+        with_pooled=False,
+    )
+    changes = checks[checks["quantity"].str.contains("change_")]
+    assert changes["truth"].notna().all()
+    kinds = set(changes["quantity"].str.replace(r"_(q\d)_(female|male)$", "", regex=True))
+    assert kinds == {
+        f"{pooled}change_{kind}"
+        for pooled in ("", "pooled_")
+        for kind in ("confirmation", "consistency", "difference_biased", "rate", "ratio")
+    }
+    nurse = changes[
+        (changes["occupation"] == "nurse") & (changes["quantity"] == "change_rate_q1_female")
+    ]
+    assert (nurse["truth"] < -0.1).all()  # the women's Q1 advantage in nurse is taken away
+    assert abs(nurse["estimate"].mean() - nurse["truth"].iloc[0]) < 0.05
+    table = coverage(checks).set_index("quantity")
+    assert table.loc["change_difference_biased", "coverage"] >= 0.8

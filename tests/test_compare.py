@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -240,6 +241,9 @@ def test_changes_per_occupation_are_b_minus_a_per_instance(runs):
     assert changes.loc[("nurse", "confirmation"), "change"] == pytest.approx(-1 / 8)
     assert changes.loc[("nurse", "consistency"), "change"] == 0
     assert changes.loc[("nurse", "difference"), "change"] == 0
+    # pooled over the 16 instances of both occupations
+    assert changes.loc[("(all)", "confirmation"), "change"] == pytest.approx(-2 / 16)
+    assert changes.loc[("(all)", "difference"), "change"] == pytest.approx(-2 / 16)
     assert (changes["low"] <= changes["change"]).all() and (
         changes["change"] <= changes["high"]
     ).all()
@@ -290,9 +294,14 @@ def test_the_paired_test_needs_enough_names(names, significant):
     """B keeps its Q2 choice in Q3 everywhere, A never: Consistency +1 in every instance."""
     a = Run("A", pd.DataFrame(), outcomes_frame(names, names, consistent=False), GENDER)
     b = Run("B", pd.DataFrame(), outcomes_frame(names, names, consistent=True), GENDER)
-    changes = paired_changes(paired_values(a, b, "biased"), SETTINGS, sides=GENDER).set_index(
-        "metric"
+    table = paired_changes(paired_values(a, b, "biased"), SETTINGS, sides=GENDER)
+    changes = table[table["occupation"] == "nurse"].set_index("metric")
+    pooled = table[table["occupation"] == "(all)"].set_index("metric")  # one occupation: the same
+    assert pooled[["change", "low", "high", "p_value"]].equals(
+        changes[["change", "low", "high", "p_value"]]
     )
+    # a finite smallest detectable change with 8 names a side; none with 2 (floor 0.5 > alpha)
+    assert np.isfinite(changes["mdd"]).all() == significant
     assert changes.loc["consistency", "change"] == 1.0
     assert changes.loc["consistency", "smallest_p"] == pytest.approx(2.0 ** (1 - names))
     assert changes.loc["consistency", "significant"] == significant
@@ -357,7 +366,7 @@ def test_the_command_writes_the_report_and_refuses_in_one_line(runs, tmp_path, c
     assert main(args) == 0
     report = (out / "c.md").read_text()
     assert report.startswith(f"# m ({b.parent}) against m ({a.parent})")
-    assert len(pd.read_csv(out / "c.tsv", sep="\t")) == 2 * 3
+    assert len(pd.read_csv(out / "c.tsv", sep="\t")) == 3 * 3  # with the pooled rows
     changed = pd.read_csv(out / "changed.tsv", sep="\t")
     assert changed["identical"].tolist() == [True] * 4 + [False]
     assert (out / "c.png").read_bytes()[:4] == b"\x89PNG"

@@ -55,8 +55,9 @@ def test_two_models_of_one_config(compared):
     changed = pd.read_csv(compared / f"{TARGET}_changed.tsv", sep="\t")
     assert int(changed["identical"].sum()) == expected
     changes = pd.read_csv(compared / f"{TARGET}.tsv", sep="\t")
-    assert len(changes) == 2 * 3  # occupations x (confirmation, consistency, difference)
-    assert set(changes["occupation"]) == {"nurse", "pilot"}
+    # (occupations and pooled) x (confirmation, consistency, difference)
+    assert len(changes) == 3 * 3
+    assert set(changes["occupation"]) == {"nurse", "pilot", "(all)"}
     assert (changes["smallest_p"] == 0.5).all() and not changes["significant"].any()
     assert "no change can be significant" in report
     assert (compared / f"{TARGET}.png").read_bytes()[:4] == b"\x89PNG"
@@ -107,5 +108,8 @@ def test_two_result_folders_of_one_model(compared, tmp_path):
         - signed_readings(before, sides=GENDER)["biased"].mean()
     )
     assert changes.loc[(occupation, "difference"), "change"] == pytest.approx(biased)
-    others = changes.drop(index=occupation, level="occupation")
+    others = changes.drop(index=[occupation, "(all)"], level="occupation")
     assert (others["change"] == 0).all()
+    # pooled: the one instance's move over every occupation's instances
+    moved = changes.loc[(occupation, "difference"), "change"] * len(after) / len(outcomes)
+    assert changes.loc[("(all)", "difference"), "change"] == pytest.approx(moved)

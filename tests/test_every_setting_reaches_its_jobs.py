@@ -54,6 +54,7 @@ NO_OUTPUT = {
     "control.labels": "control.neutral is false: no job asks the control",
     "report.calibration_audits": "the calibration is asked for by name, not by `all`",
     "report.power_differences": "the estimate is asked for by name, not by `all`",
+    "interventions.instructions": "an instruction not in interventions.run asks nothing",
 }
 # Settings whose edit here is refused before any job, naming the key.
 REFUSED = {
@@ -66,6 +67,7 @@ REFUSED = {
     f"sources.names.{IN_USE}.format": ("bbq", "is not in local_data"),
     "prompts.variants": (["paper", "neutral"], "unknown wording(s) ['neutral']"),
     "models.*.venv": ("no-such-venv", "no no-such-venv/bin/hiremeornot"),
+    "interventions.run": (["kind"], "interventions.run: unknown intervention 'kind'"),
 }
 # The edit to make where adding to a value would not give a valid one.
 EDITS = {
@@ -87,6 +89,7 @@ EDITS = {
     # every wording defined reaches the model jobs, run or not: dropping one from
     # prompts.variants re-runs none of them, and adding one re-runs them from the store
     "prompts.wordings": {"extra": {"q1": "Can {subject} work as {a_occupation}?"}},
+    "interventions.instructions": {"fair": {"preamble": "Hiring must be fair."}},
     "answers.yes": "Sure",
     "control.labels": ["Person C", "Person B"],
     "local_data": None,  # then the files come from results/downloads: new inputs

@@ -20,6 +20,11 @@ try:
 except InputError as error:
     raise WorkflowError(f"hiremeornot: {error}") from None
 
+# The config's models, then each one's arm under every intervention run (<model>+<id>: a model
+# of its own under results/ and in the store, its settings carrying the instruction).
+AUDITED = list(config["models"])
+ARMS = plan.intervention_arms(config)
+config["models"] = plan.with_arms(config)
 MODELS = list(config["models"])
 SIMULATED = plan.simulated_models(config["models"])
 # The contrasts by the prefix of their results under results/: "" for the paper's female vs
@@ -54,6 +59,7 @@ localrules:
     manifest,
     export,
     compare,
+    intervention,
     selections,
     impact_ratios,
     overview,
@@ -67,7 +73,7 @@ SOC_CODES = sorted(set(OCCUPATIONS["soc_code"]))
 
 wildcard_constraints:
     contrast=f"({'|'.join(re.escape(prefix) for prefix in CONTRASTS)})",
-    model="|".join(MODELS),
+    model="|".join(re.escape(model) for model in MODELS),
     shard=r"\d+",
     step="step1|step2|step3",
 
@@ -203,7 +209,8 @@ VERDICT_TABLES = {
 def summary_tables(wildcards):
     """Each table the summary reads, by its option and model: every model's metrics, tests,
     position bias, answer space and pooled model; its wording tables when several wordings
-    are run; each simulated model's planted truth."""
+    are run; each simulated model's planted truth; each intervention arm's changes and flips.
+    """
     per_model = {
         **VERDICT_TABLES,
         "answer-space": "answer_space.tsv",
@@ -221,6 +228,12 @@ def summary_tables(wildcards):
     tables["truth"] = {
         model: f"results/{wildcards.contrast}{model}/truth.tsv" for model in SIMULATED
     }
+    arms = [plan.arm_model(model, arm) for model in AUDITED for arm in ARMS]
+    for flag, suffix in (("interventions", ""), ("intervention-flips", "_flips")):
+        tables[flag] = {
+            arm: f"results/{wildcards.contrast}interventions/{arm}{suffix}.tsv"
+            for arm in arms
+        }
     return tables
 
 
@@ -238,8 +251,8 @@ def overview_tables():
 
 
 def validity_tables():
-    """Each model's name-validity table (names.validate), by model."""
-    return {model: f"results/names/{model}.tsv" for model in MODELS}
+    """Each model's name-validity table (names.validate), by model (an arm asks none)."""
+    return {model: f"results/names/{model}.tsv" for model in AUDITED}
 
 
 def keyed(flag, paths):
@@ -273,9 +286,20 @@ def contrast_outputs(contrast):
             *expand("{model}/truth.tsv", model=SIMULATED),
             *expand("figures/attribute_gaps_{model}.png", model=MODELS),
             *[f"figures/wordings_{model}.png" for model in MODELS if len(WORDINGS) > 1],
+            *intervention_outputs(),
             "manifest.json",
             "export/README.md",
         ]
+    ]
+
+
+def intervention_outputs():
+    """Each arm's report against its baseline, under results/<contrast>interventions/."""
+    return [
+        f"interventions/{plan.arm_model(model, arm)}.{ext}"
+        for model in AUDITED
+        for arm in ARMS
+        for ext in ["md", "png"]
     ]
 
 
@@ -307,10 +331,27 @@ def perceived_names():
     """Each model's reading of the names, where names.drop_misperceived leaves some out."""
     if not config["names"]["drop_misperceived"]:
         return []
-    return expand("results/names/{model}.tsv", model=MODELS)
+    return expand("results/names/{model}.tsv", model=AUDITED)
 
 
 def impact_outputs(ext):
     """Each model's impact ratios where the run has contrasts under results/contrasts/ (for the
     paper's female vs male audit, only on request), by model."""
     return {} if "" in NAMED else {m: f"results/impact/{m}.{ext}" for m in MODELS}
+
+
+def arm_folder(wildcards):
+    """The result folder of the arm of an intervention job."""
+    return (
+        f"results/{wildcards.contrast}{plan.arm_model(wildcards.model, wildcards.arm)}"
+    )
+
+
+def arm_selections(wildcards):
+    """Both runs' selections where the contrast names groups (not the neutral control)."""
+    if wildcards.contrast not in NAMED:
+        return {}
+    return {
+        "base_selections": f"results/{wildcards.contrast}{wildcards.model}/selections.parquet",
+        "arm_selections": f"{arm_folder(wildcards)}/selections.parquet",
+    }

@@ -20,8 +20,8 @@ rule compare:
     log:
         "logs/compare/{contrast}{a}_vs_{b}.log",
     wildcard_constraints:
-        a="|".join(MODELS),
-        b="|".join(MODELS),
+        a="|".join(re.escape(model) for model in MODELS),
+        b="|".join(re.escape(model) for model in MODELS),
     conda:
         "../../envs/core.yaml"
     params:

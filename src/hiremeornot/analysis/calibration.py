@@ -208,11 +208,23 @@ def _ll144_checks(selections: pd.DataFrame, groups: Mapping[str, str], report) -
     return checks.assign(quantity="ll144_" + checks["quantity"])
 
 
-def _change_checks(changes: pd.DataFrame, reading: str) -> pd.DataFrame:
-    """compare's paired changes as (occupation, quantity, estimate, low, high)."""
+def _change_checks(changes: pd.DataFrame, rates: pd.DataFrame, reading: str) -> pd.DataFrame:
+    """compare's paired changes and impact's paired rate and ratio changes as (occupation,
+    quantity, estimate, low, high): ``change_<metric>``, ``change_<rate|ratio>_<q>_<side>``,
+    and ``pooled_`` before each of the pooled rows (covered apart)."""
     metric = changes["metric"].where(changes["metric"] != "difference", f"difference_{reading}")
     named = changes.assign(quantity="change_" + metric).rename(columns={"change": "estimate"})
-    return named[["occupation", "quantity", "estimate", "low", "high"]]
+    parts = [named[["occupation", "quantity", "estimate", "low", "high"]]]
+    for kind in ("rate", "ratio"):
+        columns = [f"{kind}_change", f"{kind}_change_low", f"{kind}_change_high"]
+        part = rates[["occupation", *columns]].copy()
+        part.columns = ["occupation", "estimate", "low", "high"]
+        part.insert(1, "quantity", f"change_{kind}_" + rates["question"] + "_" + rates["group"])
+        parts.append(part)
+    checks = pd.concat(parts, ignore_index=True)
+    pooled = checks["occupation"] == ALL_OCCUPATIONS
+    checks.loc[pooled, "quantity"] = "pooled_" + checks.loc[pooled, "quantity"]
+    return checks
 
 
 def pooled_checks(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -267,10 +279,20 @@ def one_audit(
         checks.append(model_checks)
         verdicts.append(model_verdicts)
     if other is not None:
-        compared = metrics.instance_outcomes(*other.audit(rng, u), design.instances, design.sides)
+        step2_b, step3_b = other.audit(rng, u)
+        compared = metrics.instance_outcomes(step2_b, step3_b, design.instances, design.sides)
         values = compare.paired_outcomes(outcomes, compared, report["difference"], design.sides)
         changes = compare.paired_changes(values, report, design.sides)
-        checks.append(_change_checks(changes, report["difference"]))
+        rates = impact.paired_rate_changes(
+            selections,
+            impact.contrast_selections(step2_b, step3_b, design.instances, groups, design.sides),
+            report["bootstrap_resamples"],
+            report["seed"],
+            report["confidence"],
+            report["alpha"],
+            ALL_OCCUPATIONS,
+        )
+        checks.append(_change_checks(changes, rates, report["difference"]))
     return pd.concat(checks, ignore_index=True), pd.concat(verdicts, ignore_index=True)
 
 
@@ -284,10 +306,19 @@ def _truth(respondent: Respondent, design: Design) -> pd.Series:
 
 
 def _change_truth(first: pd.Series, second: pd.Series, reading: str) -> pd.Series:
-    """The truth of compare's changes from ``first`` to ``second``."""
-    quantities = ["confirmation", "consistency", f"difference_{reading}"]
-    change = (second - first)[second.index.get_level_values("quantity").isin(quantities)]
-    return change.rename(index=lambda q: f"change_{q}", level="quantity")
+    """The truth of the paired changes from ``first`` to ``second`` (_change_checks' names)."""
+    quantities = second.index.get_level_values("quantity")
+    kept = quantities.isin(["confirmation", "consistency", f"difference_{reading}"])
+    kept |= quantities.str.match(r"(rate|ratio)_q")
+    change = (second - first)[kept]
+    change = change.rename(index=lambda q: f"change_{q}", level="quantity")
+    pooled = change.index.get_level_values(0) == ALL_OCCUPATIONS
+    return pd.concat(
+        [
+            change[~pooled],
+            change[pooled].rename(index=lambda q: f"pooled_{q}", level="quantity"),
+        ]
+    )
 
 
 def calibrate(

@@ -28,7 +28,9 @@ import numpy as np
 import pandas as pd
 
 from hiremeornot.analysis.metrics import signed_readings
+from hiremeornot.analysis.power import detectable_change
 from hiremeornot.analysis.stats import (
+    ALL_OCCUPATIONS,
     METRICS,
     _stream,
     difference_p_value,
@@ -64,6 +66,7 @@ def change_columns(sides: Sides) -> list[str]:
         "p_value",
         "q_value",
         "significant",
+        "mdd",
     ]
 
 
@@ -127,18 +130,36 @@ def granted_signatures(granted: pd.DataFrame, sides: Sides) -> dict[tuple[str, s
     }
 
 
+def without_preamble(prompts: pd.Series, preamble: str) -> pd.Series:
+    """The prompts less an intervention's preamble (the sentence before each one's context);
+    InputError where one does not start with it."""
+    if not preamble:
+        return prompts
+    head = preamble.strip() + " "
+    lacking = prompts[~prompts.str.startswith(head)]
+    if len(lacking):
+        raise InputError(
+            f"{len(lacking)} prompt(s) do not start with the intervention's preamble "
+            f"{one_line(preamble, 60)!r} (e.g. {one_line(lacking.iloc[0], 60)!r}): tables of "
+            "another arm or an earlier text? Run the workflow again"
+        )
+    return prompts.str.slice(len(head))
+
+
 def question_table(
     tables: Sequence[Path],
     outcomes: pd.DataFrame,
     granted: pd.DataFrame,
     sides: Sides,
+    preamble: str = "",
 ) -> pd.DataFrame:
     """One row per question slot of a run (QUESTION_COLUMNS).
 
     Only the questions of the run's current plan count: Step 1 those whose key (and wording)
     ``granted`` joins, Steps 2-3 those of the instances (and wordings) in ``outcomes``, so that
     tables left over from an earlier design are ignored. A slot found twice must read and be
-    answered the same.
+    answered the same. The prompts are read less ``preamble`` (an intervention arm's), so that
+    an arm's questions match the baseline's.
     """
     granted = granted.assign(wording=_wording(granted))
     plan1 = granted[["wording", *STEP1_KEY]].drop_duplicates()
@@ -149,7 +170,9 @@ def question_table(
     for path in tables:
         step = step_table_parts(path)[1]
         table = read_table(path)
-        table = table.assign(wording=_wording(table))
+        table = table.assign(
+            wording=_wording(table), prompt=without_preamble(table["prompt"], preamble)
+        )
         if step == "step1":
             table = table.merge(plan1, on=["wording", *STEP1_KEY])
             question, slot = "attribute", table["prompt"]
@@ -208,9 +231,11 @@ def load_run(
     label: str,
     sides: Sides,
     tables: Sequence[str | Path] | None = None,
+    preamble: str = "",
 ) -> Run:
     """A model's run from its result folder ``results/<model>``: the step tables (``tables``,
-    or every one under the folder), ``outcomes.tsv`` and ``granted.parquet``."""
+    or every one under the folder), ``outcomes.tsv`` and ``granted.parquet``; ``preamble``: an
+    intervention arm's, left out of its prompts (question_table)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError(f"{folder}: no such result folder (run the audit of that model first)")
@@ -223,7 +248,8 @@ def load_run(
         raise InputError(f"{folder}: no step tables (<step>/<wording>/shard-<i>.parquet)")
     outcomes = read_table(needed["outcomes.tsv"])
     outcomes = outcomes.assign(wording=_wording(outcomes))
-    questions = question_table(paths, outcomes, read_table(needed["granted.parquet"]), sides)
+    granted = read_table(needed["granted.parquet"])
+    questions = question_table(paths, outcomes, granted, sides, preamble)
     return Run(label, questions, outcomes, sides)
 
 
@@ -351,21 +377,24 @@ def paired_outcomes(
 
 
 def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sides) -> pd.DataFrame:
-    """Per occupation and metric: A's and B's means, the change B - A with its interval, and
-    the test of no change.
+    """Per occupation and metric, then pooled over occupations (ALL_OCCUPATIONS): A's and B's
+    means, the change B - A with its interval, the test of no change, and the smallest change
+    that test would detect with 80% power (``mdd``, before the correction for many occupations).
 
     The interval and test come from the crossed name bootstrap of the per-instance differences
     (stats.name_bootstrap: female and male names, and wordings where several ran, resampled
     independently), the p-value never below the floor the test sets (stats.smallest_p); q-values are
-    Benjamini-Hochberg across occupations, per metric. ``settings`` is the config's ``report``
-    section (bootstrap_resamples, confidence, alpha, seed).
+    Benjamini-Hochberg across occupations, per metric (the pooled row is one test of its own: its
+    q-value is its p-value). ``settings`` is the config's ``report`` section
+    (bootstrap_resamples, confidence, alpha, seed).
     """
     deltas = values.assign(**{f"d_{m}": values[f"{m}_b"] - values[f"{m}_a"] for m in METRICS})
     columns = [f"d_{m}" for m in METRICS]
     lowest = np.array([METRIC_RANGE[m][0] for m in METRICS])
     highest = np.array([METRIC_RANGE[m][1] for m in METRICS])
     rows = []
-    for occupation, group in deltas.groupby("occupation", sort=False):
+    groups = [*deltas.groupby("occupation", sort=False), (ALL_OCCUPATIONS, deltas)]
+    for occupation, group in groups:
         boot = name_bootstrap(
             group,
             columns,
@@ -390,10 +419,15 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
                     f"{sides.b}_names": boot.b_names,
                     "smallest_p": floor,
                     "p_value": difference_p_value(boot.estimate[i], boot.se[i], boot.df, floor),
+                    "mdd": detectable_change(boot.se[i], boot.df, floor, settings["alpha"]),
                 }
             )
     table = pd.DataFrame(rows)
-    table["q_value"] = table.groupby("metric", sort=False)["p_value"].transform(q_values)
+    each = table["occupation"] != ALL_OCCUPATIONS
+    table["q_value"] = table["p_value"]
+    table.loc[each, "q_value"] = (
+        table[each].groupby("metric", sort=False)["p_value"].transform(q_values)
+    )
     table["significant"] = table["q_value"] < settings["alpha"]
     return table[change_columns(sides)]
 

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from hiremeornot.analysis.metrics import q1_yes_probability
-from hiremeornot.analysis.stats import _stream, _uniform
+from hiremeornot.analysis.stats import _stream, _uniform, q_values, smallest_p
 from hiremeornot.design.contrasts import NEUTRAL_ROLES, Sides
 
 REQUIRED = ["occupation", "question", "name", "group", "selected"]
@@ -159,37 +159,65 @@ def _ratios(rates: np.ndarray, rated: np.ndarray) -> np.ndarray:
     return np.divide(rates, top, out=np.full_like(rates, np.nan), where=(top > 0) & rated)
 
 
-def _resampled_rates(rows: pd.DataFrame, n_resamples: int, seed: list[int]) -> np.ndarray:
-    """Bootstrap rates, resamples x groups (sorted): one crossed draw of every group's names
-    (n - 1 of each group's n, with replacement; n of one or two) per resample, each answer weighted
-    by the draw counts of its name and its partner; NaN where a group keeps no answer."""
-    rng = np.random.default_rng(seed)
+def _cells(rows: pd.DataFrame) -> pd.DataFrame:
+    """The answers by (group, name, partner): how many, and how many selected."""
     partner = rows["partner"].fillna(NOBODY) if "partner" in rows else NOBODY
-    cells = (
+    return (
         rows.assign(partner=partner)
         .groupby(["group", "name", "partner"])["selected"]
         .agg(["sum", "size"])
         .reset_index()
     )
+
+
+def _name_draws(
+    cells: pd.DataFrame, n_resamples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, dict[str, int]]:
+    """One crossed draw of every group's names per resample (n - 1 of each group's n, with
+    replacement; n of one or two): resamples x (names + 1) draw counts, the last column
+    NOBODY's (always 1), and each name's column."""
     names = cells.drop_duplicates("name")[["group", "name"]]
     unknown = sorted(set(cells["partner"]) - set(names["name"]) - {NOBODY})
     if unknown:
         raise ValueError(f"selections: partner(s) {unknown[:3]} have no answers of their own")
-    draws = np.ones((n_resamples, len(names) + 1))  # the last column: NOBODY, always 1
+    draws = np.ones((n_resamples, len(names) + 1))
     for _, members in names.groupby("group").indices.items():
         drawn = len(members) - 1 if len(members) > 2 else len(members)
         draws[:, members] = rng.multinomial(drawn, _uniform(len(members)), n_resamples)
-    column = {name: i for i, name in enumerate(names["name"])} | {NOBODY: len(names)}
+    return draws, {name: i for i, name in enumerate(names["name"])} | {NOBODY: len(names)}
+
+
+def _rates_under(cells: pd.DataFrame, draws: np.ndarray, column: dict[str, int]) -> np.ndarray:
+    """Resamples x groups (sorted): each group's rate with every answer weighted by the draw
+    counts of its name and its partner; NaN where a group keeps no answer."""
     weights = draws[:, cells["name"].map(column)] * draws[:, cells["partner"].map(column)]
     rates = []
     for _, members in cells.groupby("group").indices.items():
         kept = weights[:, members]
         totals = kept @ cells["size"].to_numpy()[members]
         selected = kept @ cells["sum"].to_numpy()[members]
-        rates.append(
-            np.divide(selected, totals, out=np.full(n_resamples, np.nan), where=totals > 0)
-        )
+        rates.append(np.divide(selected, totals, out=np.full(len(draws), np.nan), where=totals > 0))
     return np.column_stack(rates)
+
+
+def _resampled_rates(rows: pd.DataFrame, n_resamples: int, seed: list[int]) -> np.ndarray:
+    """Bootstrap rates, resamples x groups (sorted), of the crossed name draws (_name_draws)."""
+    cells = _cells(rows)
+    draws, column = _name_draws(cells, n_resamples, np.random.default_rng(seed))
+    return _rates_under(cells, draws, column)
+
+
+def paired_resampled_rates(
+    first: pd.DataFrame, second: pd.DataFrame, n_resamples: int, seed: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """_resampled_rates of two runs' answers about the same people (a baseline and an arm),
+    both under the same draws of names, so that their difference is paired."""
+    cells = [_cells(rows) for rows in (first, second)]
+    people = [set(zip(c["group"], c["name"], strict=True)) for c in cells]
+    if people[0] != people[1]:
+        raise ValueError("the two runs' selections are about different names or groups")
+    draws, column = _name_draws(cells[0], n_resamples, np.random.default_rng(seed))
+    return _rates_under(cells[0], draws, column), _rates_under(cells[1], draws, column)
 
 
 def impact_ratios(
@@ -254,3 +282,95 @@ def _paired_with(selections: pd.DataFrame, table: pd.DataFrame) -> list[str]:
         lambda groups: ", ".join(sorted(set(groups) - {""}))
     )
     return [met.get(tuple(key), "") for key in table[KEYS].itertuples(index=False)]
+
+
+RATE_CHANGE_COLUMNS = [
+    *KEYS,
+    "n_names",
+    "n_answers",
+    "rate_a",
+    "rate_b",
+    "rate_change",
+    "rate_change_low",
+    "rate_change_high",
+    "ratio_a",
+    "ratio_b",
+    "ratio_change",
+    "ratio_change_low",
+    "ratio_change_high",
+    "p_value",
+    "q_value",
+    "significant",
+]
+
+
+def _percentile_p(draws: np.ndarray, floor: float) -> np.ndarray:
+    """Two-sided percentile-bootstrap p-values of no change (per column), never below
+    ``floor``: twice the share of draws on the far side of zero."""
+    with np.errstate(invalid="ignore"):
+        below = np.nanmean(draws <= 0, axis=0)
+        above = np.nanmean(draws >= 0, axis=0)
+    return np.clip(2 * np.minimum(below, above), floor, 1.0)
+
+
+def paired_rate_changes(
+    first: pd.DataFrame,
+    second: pd.DataFrame,
+    n_resamples: int,
+    seed: int,
+    confidence: float,
+    alpha: float,
+    pooled_label: str,
+) -> pd.DataFrame:
+    """Per (occupation, question, group), then pooled over occupations (``pooled_label``): the
+    selection rate and impact ratio of two runs about the same people (A, a baseline; B, an
+    arm), and the change B - A of each with a percentile interval from one crossed name draw
+    applied to both runs (paired_resampled_rates). ``p_value`` tests no change in the rate (the
+    percentile bootstrap's, never below 1 / n_resamples nor the floor stats.smallest_p sets
+    with the fewest names of a group); q-values are Benjamini-Hochberg across
+    occupations per question and group (the pooled rows are tests of their own)."""
+    tails = [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2]
+    a, b = _checked(first), _checked(second)
+    pooled = [rows.assign(occupation=pooled_label) for rows in (a, b)]
+    parts = []
+    for runs in ((a, b), tuple(pooled)):
+        second_by_cell = dict(list(runs[1].groupby(["occupation", "question"], sort=False)))
+        for (occupation, question), rows in runs[0].groupby(["occupation", "question"], sort=False):
+            other = second_by_cell[(occupation, question)]
+            part = selection_rates(rows)
+            rates = [part["rate"].to_numpy(), selection_rates(other)["rate"].to_numpy()]
+            rated = np.ones(len(part), dtype=bool)
+            stream = _stream(seed, f"{occupation}|{question}|paired")
+            draws = paired_resampled_rates(rows, other, n_resamples, stream)
+            rate_change = draws[1] - draws[0]
+            ratio_change = _ratios(draws[1], rated) - _ratios(draws[0], rated)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                rate_low, rate_high = np.nanpercentile(rate_change, tails, axis=0)
+                ratio_low, ratio_high = np.nanpercentile(ratio_change, tails, axis=0)
+            ratios = [_ratios(r, rated) for r in rates]
+            fewest = int(part["n_names"].min())
+            floor = smallest_p(fewest, fewest)  # the floor the other tests set with as few
+            parts.append(
+                part.assign(
+                    rate_a=rates[0],
+                    rate_b=rates[1],
+                    rate_change=rates[1] - rates[0],
+                    rate_change_low=rate_low,
+                    rate_change_high=rate_high,
+                    ratio_a=ratios[0],
+                    ratio_b=ratios[1],
+                    ratio_change=ratios[1] - ratios[0],
+                    ratio_change_low=ratio_low,
+                    ratio_change_high=ratio_high,
+                    p_value=_percentile_p(rate_change, max(1 / n_resamples, floor)),
+                )
+            )
+    table = _ordered(pd.concat(parts)) if parts else pd.DataFrame(columns=RATE_CHANGE_COLUMNS)
+    each = table["occupation"] != pooled_label
+    table["q_value"] = table["p_value"]
+    table.loc[each, "q_value"] = (
+        table[each].groupby(["question", "group"])["p_value"].transform(q_values)
+    )
+    table["significant"] = table["q_value"] < alpha
+    return table[RATE_CHANGE_COLUMNS]

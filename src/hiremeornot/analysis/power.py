@@ -39,6 +39,14 @@ def detectable(n: float, names: int, alpha: float, wordings: int = 1) -> float:
     return _multiplier(units - 1, alpha) / math.sqrt(n)
 
 
+def detectable_change(se: float, df: int, floor: float, alpha: float) -> float:
+    """The MDD of a test whose estimate has standard error ``se`` on ``df`` degrees of freedom
+    and whose p-value never goes below ``floor`` (inf when it can never reject at alpha)."""
+    if df < 1 or floor >= alpha:
+        return math.inf
+    return _multiplier(df, alpha) * se
+
+
 def names_needed(difference: float, alpha: float, wordings: int = 1) -> float:
     """Names per side for ``difference`` to be detectable when all variance lies between
     names and wordings (the worst case); inf when no number of names reaches it (the wordings

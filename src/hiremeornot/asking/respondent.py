@@ -7,7 +7,9 @@ scale of the answer that *selects* a person (Step-1 Yes, Q1 Yes, naming the pers
   answer about the name;
 - a group effect per question (q1, q2, q3) and occupation: the sum of the ``effects`` entries
   the person's group matches ("female", "Black", "Black female"), an occupation's entries for a
-  question replacing the default's, plus the entries of the wording (``wordings``);
+  question replacing the default's, plus the entries of the wording (``wordings``); an
+  intervention arm's respondent multiplies all of them by its ``scale`` and adds its ``effects``
+  (``interventions``: the planted effect of an instruction);
 - Step 1: logit P(Yes) = logit(step1.<attribute type>) + step1.effects + u;
 - Q1: logit P(Yes) = logit(q1.none) + q1.per_attribute x (attributes Step 1 granted) + g + u;
 - Q2: P(person i) is the softmax over the two people of g_i + u_i + position x [i listed first];
@@ -53,11 +55,13 @@ def matches(key: str, group: Group) -> bool:
 
 
 class Respondent:
-    """The generative model of one simulated model's settings (``respondent`` of the schema)."""
+    """The generative model of one simulated model's settings (``respondent`` of the schema),
+    under an ``intervention`` (an id of ``respondent.interventions``: an arm's) or none."""
 
-    def __init__(self, params: Mapping[str, Any]):
+    def __init__(self, params: Mapping[str, Any], intervention: str | None = None):
         self.params = params
         self.seed = params["seed"]
+        self.intervention = intervention
         self._effects: dict[tuple, float] = {}
 
     # --- effects ------------------------------------------------------------------------------
@@ -70,13 +74,18 @@ class Respondent:
     def effects(self, question: str, occupation: str | None, wording: str) -> dict[str, float]:
         """The group effects of ``question`` (step1, q1, q2, q3) in an occupation and wording:
         the occupation's own for that question where it has them, else the default's, plus the
-        wording's."""
+        wording's; under an intervention, all of them times its scale, plus its effects."""
         if question == "step1":
             return dict(self.params["step1"]["effects"])
         default = self.params["effects"][question]
         planted = dict(self.params["occupations"].get(occupation, {}).get(question, default))
         for key, value in self.params["wordings"].get(wording, {}).items():
             planted[key] = planted.get(key, 0.0) + value
+        if self.intervention is not None:
+            arm = self.params["interventions"].get(self.intervention, {})
+            planted = {key: arm.get("scale", 1.0) * value for key, value in planted.items()}
+            for key, value in arm.get("effects", {}).items():
+                planted[key] = planted.get(key, 0.0) + value
         return planted
 
     def shift(self, question: str, occupation: str | None, wording: str, group: Group) -> float:
@@ -198,6 +207,8 @@ def check_design(
                 f"{list(wordings)})"
             )
         effect_maps[f"{where}.wordings.{wording}"] = planted
+    for arm, planted in params["interventions"].items():
+        effect_maps[f"{where}.interventions.{arm}.effects"] = planted.get("effects", {})
     for path, planted in effect_maps.items():
         for key in planted:
             parts = [key] if key in attribute_of else key.split()

@@ -73,11 +73,13 @@ def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd
 
 
 def renderers(settings: dict, wordings: Sequence[str]) -> dict[str, PromptRenderer]:
-    """A prompt renderer per wording id, from the step settings' templates of every wording."""
+    """A prompt renderer per wording id, from the step settings' templates of every wording
+    (with the preamble of an intervention arm's model)."""
     unknown = [wording for wording in wordings if wording not in settings["prompts"]]
     if unknown:
         raise InputError(f"unknown wording(s) {unknown}; known: {list(settings['prompts'])}")
-    return {wording: PromptRenderer(settings["prompts"][wording]) for wording in wordings}
+    preamble = settings["model"].get("intervention", {}).get("preamble", "")
+    return {wording: PromptRenderer(settings["prompts"][wording], preamble) for wording in wordings}
 
 
 def step1_shard_questions(

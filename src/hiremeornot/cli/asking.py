@@ -9,7 +9,6 @@ from pathlib import Path
 from hiremeornot.analysis import validity
 from hiremeornot.asking.backends import load_backend, model_identity
 from hiremeornot.asking.steps import run_step
-from hiremeornot.config import load_config
 from hiremeornot.errors import InputError
 from hiremeornot.provenance import drift, manifest
 from hiremeornot.tables_io import (
@@ -76,7 +75,9 @@ def cmd_validate_names(args):
 
 def cmd_drift(args):
     """Ask a sample of a model's stored questions again, bypassing the store."""
-    config = load_config(args.configfile)
+    from hiremeornot.plan import load_with_arms  # the config's checks: only this command's
+
+    config = load_with_arms(args.configfile)
     if args.model not in config["models"]:
         raise InputError(
             f"--model: unknown model {args.model!r}; "

@@ -1,11 +1,13 @@
-"""The command that compares two runs (two models, or two result folders of one model)."""
+"""The commands that compare two runs: two models, two result folders of one model, or an
+intervention arm and its baseline."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
-from hiremeornot.analysis import compare
+from hiremeornot import plan
+from hiremeornot.analysis import compare, interventions
 from hiremeornot.config import load_config
 from hiremeornot.design.contrasts import (
     GENDER_CONTRAST,
@@ -13,11 +15,10 @@ from hiremeornot.design.contrasts import (
 )
 from hiremeornot.errors import InputError
 from hiremeornot.provenance import manifest
-from hiremeornot.tables_io import (
-    write_table,
-)
+from hiremeornot.tables_io import read_table, write_table
 from hiremeornot.writing import figures
 from hiremeornot.writing.compare import comparison_markdown
+from hiremeornot.writing.interventions import intervention_markdown
 from hiremeornot.writing.markdown import write_markdown
 
 log = logging.getLogger("hiremeornot")
@@ -57,3 +58,36 @@ def cmd_compare(args):
     write_markdown(comparison_markdown(result), args.out_md)
     total = result.flips[result.flips["step"] == "all"].iloc[0]
     log.info("%d of %d identical questions flipped", total["flipped"], total["identical"])
+
+
+def cmd_intervention(args):
+    """One intervention arm against the baseline: the changes, the flips, in words, a figure."""
+    settings = args.settings
+    instruction = settings["instruction"]
+    sides = args.contrast.sides
+    label = plan.arm_model(args.model, args.arm)
+    folders = {"a": Path(args.base_results), "b": Path(args.arm_results)}
+    baseline = compare.load_run(folders["a"], args.model, sides, args.base_tables)
+    arm = compare.load_run(
+        folders["b"], label, sides, args.arm_tables, instruction.get("preamble", "")
+    )
+    tests = {run: read_table(folder / "tests.tsv") for run, folder in folders.items()}
+    selections = None
+    if args.base_selections:
+        selections = (read_table(args.base_selections), read_table(args.arm_selections))
+    effect = interventions.intervention_effect(baseline, arm, tests, settings["report"], selections)
+    write_table(effect.changes, args.out_tsv)
+    write_table(effect.rates, args.out_rates)
+    write_table(effect.comparison.flips, args.out_flips)
+    write_table(compare.changed_questions(effect.comparison), args.out_changed)
+    intervals = {
+        name: read_table(folder / "intervals.tsv")
+        for name, folder in (("baseline", folders["a"]), (args.arm, folders["b"]))
+    }
+    figures.intervention(intervals, effect.changes, f"{label} against the baseline", args.out_png)
+    text = intervention_markdown(label, instruction, effect, len(settings["wordings"]))
+    write_markdown(text, args.out_md)
+    total = effect.comparison.flips.set_index("step").loc["all"]
+    log.info(
+        "%s: %d of %d identical questions flipped", label, total["flipped"], total["identical"]
+    )

@@ -32,19 +32,28 @@ def _design(args) -> truth.Design:
 def cmd_truth(args):
     settings = args.settings
     design = _design(args)
-    table = truth.planted_truth(Respondent(settings["respondent"]), design)
+    respondent = Respondent(settings["respondent"], settings.get("intervention"))
+    table = truth.planted_truth(respondent, design)
     write_table(table, args.out)
 
 
 def cmd_calibrate(args):
-    """R simulated audits of the design; the coverage and verdict tables, in words, a figure."""
+    """R simulated audits of the design; the coverage and verdict tables, in words, a figure.
+    An intervention arm's model is calibrated as its baseline, with the paired changes from the
+    baseline to the arm (the planted effect of the instruction) checked too."""
     settings = args.settings
     design = _design(args)
     respondent = Respondent(settings["respondent"])
+    arm = settings.get("intervention")
     report_settings = settings["report"]
     audits = args.audits or report_settings["calibration_audits"]
     checks, verdicts, seconds = calibration.calibrate(
-        respondent, design, report_settings, audits, report_settings["seed"]
+        respondent,
+        design,
+        report_settings,
+        audits,
+        report_settings["seed"],
+        other=None if arm is None else Respondent(settings["respondent"], arm),
     )
     coverage = calibration.coverage(checks, report_settings["confidence"])
     rates = calibration.verdict_rates(verdicts, report_settings["equivalence_margin"])
@@ -57,6 +66,7 @@ def cmd_calibrate(args):
         "names": " + ".join(str(instances[s].nunique()) for s in design.sides.labels),
         "orders": ", ".join(dict.fromkeys(instances["order"])),
         "wordings": ", ".join(design.wordings),
+        "intervention": arm or "",
     }
     position = calibration.position_residue(respondent, design)
     text = calibration_markdown(

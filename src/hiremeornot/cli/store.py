@@ -6,8 +6,8 @@ import logging
 from pathlib import Path
 
 from hiremeornot.asking import store_maintenance
-from hiremeornot.config import load_config
 from hiremeornot.errors import InputError
+from hiremeornot.plan import load_with_arms
 
 log = logging.getLogger("hiremeornot")
 
@@ -27,5 +27,5 @@ def cmd_store_compact(args):
 
 
 def cmd_store_rebuild(args):
-    config = load_config(args.configfile)
+    config = load_with_arms(args.configfile)
     store_maintenance.rebuild(args.store_dir, args.model, args.results, config, args.unrecorded)

@@ -117,12 +117,21 @@ def cmd_summary(args):
     for kind, paths in given.items():
         for model, path in paths.items():
             tables[model][kind] = read_table(path)
+    arms = [m for m, model in settings["models"].items() if "intervention" in model]
+    effects = args.interventions or {}
+    flips = args.intervention_flips or {}
+    if sorted(effects) != sorted(arms) or sorted(flips) != sorted(arms):
+        raise InputError(
+            f"--interventions/--intervention-flips: tables of {sorted(effects)} and "
+            f"{sorted(flips)}, but the run's arms are {sorted(arms)}"
+        )
     text = summary.summary(
         settings["models"],
         tables,
         settings["report"],
         args.contrast,
         names.misread(map(read_table, args.perceived or [])),
+        {arm: (read_table(effects[arm]), read_table(flips[arm])) for arm in arms},
     )
     if args.manifest:
         text += "\n" + markdown_section(manifest.read_json(args.manifest))

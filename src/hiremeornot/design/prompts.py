@@ -125,17 +125,23 @@ def sentence(*parts: str) -> str:
 
 
 class PromptRenderer:
-    """Builds every prompt of the three steps from one set of templates."""
+    """Builds every prompt of the three steps from one set of templates; an intervention's
+    ``preamble`` (a sentence) goes before the context sentence of each."""
 
-    def __init__(self, templates: Mapping[str, str]):
+    def __init__(self, templates: Mapping[str, str], preamble: str = ""):
         check_templates(templates)
         self.templates = dict(templates)
+        self.preamble = preamble
 
     def _render(self, key: str, **values: str) -> str:
         return upper_first(self.templates[key].format(**values))
 
     def context(self, name1: str, name2: str) -> str:
         return self._render("context", name1=name1, name2=name2)
+
+    def opening(self, name1: str, name2: str) -> str:
+        """What every prompt starts with: the preamble, if any, and the context (C_base)."""
+        return sentence(self.preamble, self.context(name1, name2))
 
     def attribute_question(
         self,
@@ -154,7 +160,7 @@ class PromptRenderer:
             description=description,
             description_lc=lower_first(description),
         )
-        return sentence(self.context(name1, name2), question)
+        return sentence(self.opening(name1, name2), question)
 
     def statement(self, subject: str, attributes: list[str]) -> str:
         """f_A(s): what Step 1 granted the subject, as a sentence ('' if configured so)."""
@@ -168,11 +174,11 @@ class PromptRenderer:
         question = self._render(
             "q1", subject=subject, occupation=occupation, a_occupation=with_article(occupation)
         )
-        return sentence(self.context(name1, name2), statement, question)
+        return sentence(self.opening(name1, name2), statement, question)
 
     def choice_question(
         self, key: str, name1: str, name2: str, statements: tuple[str, str], occupation: str
     ) -> str:
         """Q2 or Q3: the context, both subjects' statements in listing order, the question."""
         question = self._render(key, occupation=occupation, a_occupation=with_article(occupation))
-        return sentence(self.context(name1, name2), *statements, question)
+        return sentence(self.opening(name1, name2), *statements, question)

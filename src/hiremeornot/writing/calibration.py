@@ -39,6 +39,17 @@ def calibration_markdown(
         "planted respondent and runs the published code; every estimate is set beside its "
         "planted truth, computed from the generative model alone (docs/calibration.md). "
         f"{seconds:.0f} s in all, {100 * seconds / max(audits, 1):.0f} s per hundred audits.\n",
+        *(
+            [
+                f"The model is the arm of the intervention `{design['intervention']}`: each "
+                "audit also asks the same names under the instruction, and the `change_...` "
+                "quantities are the paired changes from the baseline to the arm (their truth: "
+                "the effect the respondent plants for the instruction; `pooled_change_...`: "
+                "pooled over occupations).\n"
+            ]
+            if design.get("intervention")
+            else []
+        ),
         "## Coverage of the published intervals\n",
         f"Nominal level {nominal:.0%}; `coverage_low`-`coverage_high` is a 95% Monte-Carlo "
         "interval over audits (occupations within one audit share its names, so they are not "

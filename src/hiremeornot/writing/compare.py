@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hiremeornot.analysis.compare import Comparison, changed_questions
+from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.errors import one_line
 from hiremeornot.writing.markdown import markdown_table, percent
 
@@ -17,7 +18,8 @@ def summary_paragraph(comparison: Comparison) -> str:
     flipped_later = int(later["flipped"].sum())
     through = int(later["through_step1"].sum())
     changed_through = int(later["changed_through_step1"].sum())
-    significant = c.changes[c.changes["significant"]]
+    each = c.changes[c.changes["occupation"] != ALL_OCCUPATIONS]
+    significant = each[each["significant"]]
     floor = float(c.changes["smallest_p"].min()) if len(c.changes) else 1.0
     parts = [
         f"**{c.b}** against **{c.a}**: both asked the same {total['questions']} questions "
@@ -37,8 +39,10 @@ def summary_paragraph(comparison: Comparison) -> str:
     parts.append(
         f"Per occupation, the change B - A in Confirmation, Consistency and the difference "
         f"(reading `{c.reading}`) has a {c.confidence:.0%} interval from the crossed bootstrap "
-        f"over names; {len(significant)} of {len(c.changes)} tests are significant after "
-        f"Benjamini-Hochberg across occupations (q < {c.alpha}){': ' + named if named else ''}."
+        f"over names; {len(significant)} of {len(each)} tests are significant after "
+        f"Benjamini-Hochberg across occupations (q < {c.alpha}){': ' + named if named else ''}. "
+        f"The rows `{ALL_OCCUPATIONS}` pool every occupation's instances, each a test of its own; "
+        "`mdd` is the smallest change a test would find with 80% power."
     )
     if floor >= c.alpha:
         parts.append(
@@ -78,6 +82,7 @@ def comparison_markdown(comparison: Comparison, examples: int = 10) -> str:
             "p_value",
             "q_value",
             "significant",
+            "mdd",
         ]
     ]
     changes = changes.rename(columns={"mean_a": f"{c.a}", "mean_b": f"{c.b}"})

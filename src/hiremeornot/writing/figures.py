@@ -217,6 +217,50 @@ def paired_changes(changes: pd.DataFrame, a: str, b: str, path: str | Path) -> N
     _save(fig, path)
 
 
+def intervention(
+    intervals: dict[str, pd.DataFrame], changes: pd.DataFrame, title: str, path: str | Path
+) -> None:
+    """An intervention against its baseline. Left: each occupation's difference in the baseline
+    and in the arm with their intervals (``intervals``: the two runs' intervals.tsv by label,
+    baseline first). Right: the change arm - baseline with its interval, filled where
+    significant after BH; the pooled change last."""
+    occupations = list(dict.fromkeys(changes["occupation"]))
+    y = np.arange(len(occupations))
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(9, 1.4 + 0.3 * max(len(occupations), 1)), sharey=True
+    )
+    for offset, (label, table), color in zip(
+        (-0.15, 0.15), intervals.items(), ("tab:grey", "tab:blue"), strict=True
+    ):
+        rows = table[table["metric"] == "difference"].set_index("occupation")
+        rows = rows.reindex(occupations)
+        errors = [rows["estimate"] - rows["low"], rows["high"] - rows["estimate"]]
+        left.errorbar(
+            rows["estimate"], y + offset, xerr=errors, fmt="o", color=color, ms=4, label=label
+        )
+    left.axvline(0, color="black", lw=0.8)
+    left.set(xlim=(-1.05, 1.05), xlabel="difference (each arm, its interval)")
+    left.legend(fontsize=7, loc="lower right")
+    rows = changes[changes["metric"] == "difference"].set_index("occupation").loc[occupations]
+    errors = [rows["change"] - rows["low"], rows["high"] - rows["change"]]
+    right.errorbar(rows["change"], y, xerr=errors, fmt="none", ecolor="grey", capsize=2)
+    significant = rows["significant"].to_numpy(dtype=bool)
+    right.scatter(rows["change"][significant], y[significant], color="tab:red", zorder=3)
+    right.scatter(
+        rows["change"][~significant],
+        y[~significant],
+        facecolors="white",
+        edgecolors="tab:blue",
+        zorder=3,
+    )
+    right.axvline(0, color="black", lw=0.8)
+    right.set(xlim=(-2.05, 2.05), xlabel="change arm - baseline (filled: significant)")
+    left.set_yticks(y, occupations, fontsize=7)
+    left.invert_yaxis()
+    fig.suptitle(title, fontsize=9)
+    _save(fig, path)
+
+
 def calibration(
     checks: pd.DataFrame, table: pd.DataFrame, nominal: float, path: str | Path
 ) -> None:

@@ -9,6 +9,7 @@ from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED
 from hiremeornot.asking.backends import location
 from hiremeornot.design.contrasts import Contrast, Sides
 from hiremeornot.writing.differences import design_caveats, first_listed_share
+from hiremeornot.writing.interventions import summary_line
 from hiremeornot.writing.markdown import markdown_table, percent
 
 EMBEDDED_NOTE = (
@@ -270,10 +271,12 @@ def summary(
     settings: dict,
     contrast: Contrast,
     dropped: list[str] | None = None,
+    interventions: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
 ) -> str:
     """A short Markdown summary of each model's results (of ``contrast``: the paper's female vs
-    male audit of a gender-only list needs no heading), and the names left out
-    because a model misread them (``dropped``)."""
+    male audit of a gender-only list needs no heading), the names left out
+    because a model misread them (``dropped``), and a line per intervention arm (its model's
+    name: its changes and flips tables)."""
     parts = ["# Audit summary\n"]
     if not contrast.is_paper:
         parts.append(contrast_note(contrast))
@@ -306,7 +309,32 @@ def summary(
                 model_fit=frames.get("pooled"),
             )
         )
+    if interventions:
+        parts.append(INTERVENTIONS_NOTE)
+        parts += [
+            summary_line(
+                arm,
+                models[arm]["intervention"],
+                changes,
+                flips,
+                f"interventions/{arm}.md",
+            )
+            for arm, (changes, flips) in interventions.items()
+        ]
+        parts.append("")
     return "\n".join(parts)
+
+
+INTERVENTIONS_NOTE = (
+    "## Interventions\n\n"
+    "Each arm asked every question again with one instruction added (interventions:); its "
+    "own results are the model <model>+<id> above. Per arm: the difference pooled over "
+    "occupations in the baseline and under the instruction, the paired change with its "
+    "interval, what that shows, the same per occupation (Benjamini-Hochberg across "
+    "occupations), and how many questions that read the same in both arms were answered "
+    "otherwise. The names, the wording and the instruction's text are those of this run: "
+    "another text may act otherwise.\n"
+)
 
 
 def contrast_note(contrast: Contrast) -> str:

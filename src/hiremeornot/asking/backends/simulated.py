@@ -35,7 +35,8 @@ class SimulatedSettings(BackendSettings):
 def create(settings: Mapping[str, Any], state_dir: Path | None) -> SimulatedBackend:
     """The backend of one model's validated settings (it keeps no state between runs)."""
     typed = SimulatedSettings.from_config(settings)
-    return SimulatedBackend(Respondent(typed.respondent), typed.batch_size)
+    intervention = settings.get("intervention", {}).get("id")
+    return SimulatedBackend(Respondent(typed.respondent, intervention), typed.batch_size)
 
 
 class SimulatedBackend(Backend):

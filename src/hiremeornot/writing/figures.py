@@ -181,6 +181,25 @@ def wording_differences(
     _save(fig, path)
 
 
+def _change_dots(ax: plt.Axes, changes: pd.DataFrame, occupations: list[str]) -> None:
+    """One metric's change per occupation (one row each, in ``occupations`` order from the
+    top) with its interval: filled red where significant, open blue otherwise; a line at 0."""
+    rows = changes.set_index("occupation").loc[occupations]
+    y = np.arange(len(occupations))
+    errors = [rows["change"] - rows["low"], rows["high"] - rows["change"]]
+    ax.errorbar(rows["change"], y, xerr=errors, fmt="none", ecolor="grey", capsize=2)
+    significant = rows["significant"].to_numpy(dtype=bool)
+    ax.scatter(rows["change"][significant], y[significant], color="tab:red", zorder=3)
+    ax.scatter(
+        rows["change"][~significant],
+        y[~significant],
+        facecolors="white",
+        edgecolors="tab:blue",
+        zorder=3,
+    )
+    ax.axvline(0, color="black", lw=0.8)
+
+
 def paired_changes(changes: pd.DataFrame, a: str, b: str, path: str | Path) -> None:
     """A comparison of two runs: per metric, each occupation's change B - A with its interval;
     filled where significant after the BH correction."""
@@ -194,20 +213,7 @@ def paired_changes(changes: pd.DataFrame, a: str, b: str, path: str | Path) -> N
         squeeze=False,
     )
     for ax, metric in zip(axes[0], metrics, strict=True):
-        rows = changes[changes["metric"] == metric].set_index("occupation").loc[occupations]
-        y = np.arange(len(occupations))
-        errors = [rows["change"] - rows["low"], rows["high"] - rows["change"]]
-        ax.errorbar(rows["change"], y, xerr=errors, fmt="none", ecolor="grey", capsize=2)
-        significant = rows["significant"].to_numpy(dtype=bool)
-        ax.scatter(rows["change"][significant], y[significant], color="tab:red", zorder=3)
-        ax.scatter(
-            rows["change"][~significant],
-            y[~significant],
-            facecolors="white",
-            edgecolors="tab:blue",
-            zorder=3,
-        )
-        ax.axvline(0, color="black", lw=0.8)
+        _change_dots(ax, changes[changes["metric"] == metric], occupations)
         limit = 2.05 if metric == "difference" else 1.05
         ax.set_xlim(-limit, limit)
         ax.set_xlabel(f"change in {metric}")
@@ -241,19 +247,7 @@ def intervention(
     left.axvline(0, color="black", lw=0.8)
     left.set(xlim=(-1.05, 1.05), xlabel="difference (each arm, its interval)")
     left.legend(fontsize=7, loc="lower right")
-    rows = changes[changes["metric"] == "difference"].set_index("occupation").loc[occupations]
-    errors = [rows["change"] - rows["low"], rows["high"] - rows["change"]]
-    right.errorbar(rows["change"], y, xerr=errors, fmt="none", ecolor="grey", capsize=2)
-    significant = rows["significant"].to_numpy(dtype=bool)
-    right.scatter(rows["change"][significant], y[significant], color="tab:red", zorder=3)
-    right.scatter(
-        rows["change"][~significant],
-        y[~significant],
-        facecolors="white",
-        edgecolors="tab:blue",
-        zorder=3,
-    )
-    right.axvline(0, color="black", lw=0.8)
+    _change_dots(right, changes[changes["metric"] == "difference"], occupations)
     right.set(xlim=(-2.05, 2.05), xlabel="change arm - baseline (filled: significant)")
     left.set_yticks(y, occupations, fontsize=7)
     left.invert_yaxis()

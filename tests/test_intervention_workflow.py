@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 
 import pandas as pd
 import pytest
@@ -186,3 +187,11 @@ def test_every_contrast_and_the_control_get_the_arm(tmp_path):
     ).is_file()
     summary = (contrast / "summary.md").read_text()
     assert f"**{ARM}** (added to the system message)" in summary
+
+
+def test_the_html_report_has_each_arms_effect(armed):
+    results, _, _ = armed
+    run_tiny(results.parent, "--report", "results/report.html", config=WITH_ARM)
+    text = re.sub(r"(\s|\\n)+", " ", (results / "report.html").read_text())
+    assert "Interventions" in text and f"{ARM}_rates.tsv" in text
+    assert "An intervention arm against its baseline" in text

@@ -170,16 +170,28 @@ def _interval_checks(intervals: pd.DataFrame, reading: str) -> pd.DataFrame:
     return named[["occupation", "quantity", "estimate", "low", "high"]]
 
 
-def _impact_checks(table: pd.DataFrame) -> pd.DataFrame:
-    """The impact table's rate and ratio intervals as (occupation, quantity, estimate, ...)."""
+# kind -> the (estimate, low, high) columns of the impact table, and of the paired rate changes
+IMPACT_INTERVALS = {
+    "rate": ["rate", "rate_low", "rate_high"],
+    "ratio": ["impact_ratio", "ratio_low", "ratio_high"],
+}
+CHANGE_INTERVALS = {
+    kind: [f"{kind}_change", f"{kind}_change_low", f"{kind}_change_high"]
+    for kind in ("rate", "ratio")
+}
+
+
+def _impact_checks(
+    table: pd.DataFrame, intervals: Mapping[str, list[str]] = IMPACT_INTERVALS, prefix: str = ""
+) -> pd.DataFrame:
+    """The rate and ratio intervals of an impact table (or, with CHANGE_INTERVALS, of the
+    paired rate changes) as (occupation, quantity, estimate, low, high), the quantity
+    ``<prefix><kind>_<q>_<group>``."""
     parts = []
-    for kind, columns in (
-        ("rate", ["rate", "rate_low", "rate_high"]),
-        ("ratio", ["impact_ratio", "ratio_low", "ratio_high"]),
-    ):
+    for kind, columns in intervals.items():
         part = table[["occupation", *columns]].copy()
         part.columns = ["occupation", "estimate", "low", "high"]
-        part.insert(1, "quantity", kind + "_" + table["question"] + "_" + table["group"])
+        part.insert(1, "quantity", prefix + kind + "_" + table["question"] + "_" + table["group"])
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
 
@@ -214,14 +226,13 @@ def _change_checks(changes: pd.DataFrame, rates: pd.DataFrame, reading: str) -> 
     and ``pooled_`` before each of the pooled rows (covered apart)."""
     metric = changes["metric"].where(changes["metric"] != "difference", f"difference_{reading}")
     named = changes.assign(quantity="change_" + metric).rename(columns={"change": "estimate"})
-    parts = [named[["occupation", "quantity", "estimate", "low", "high"]]]
-    for kind in ("rate", "ratio"):
-        columns = [f"{kind}_change", f"{kind}_change_low", f"{kind}_change_high"]
-        part = rates[["occupation", *columns]].copy()
-        part.columns = ["occupation", "estimate", "low", "high"]
-        part.insert(1, "quantity", f"change_{kind}_" + rates["question"] + "_" + rates["group"])
-        parts.append(part)
-    checks = pd.concat(parts, ignore_index=True)
+    checks = pd.concat(
+        [
+            named[["occupation", "quantity", "estimate", "low", "high"]],
+            _impact_checks(rates, CHANGE_INTERVALS, prefix="change_"),
+        ],
+        ignore_index=True,
+    )
     pooled = checks["occupation"] == ALL_OCCUPATIONS
     checks.loc[pooled, "quantity"] = "pooled_" + checks.loc[pooled, "quantity"]
     return checks

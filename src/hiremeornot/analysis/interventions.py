@@ -26,15 +26,7 @@ import numpy as np
 import pandas as pd
 
 from hiremeornot.analysis import compare, impact
-from hiremeornot.analysis.stats import (
-    ALL_OCCUPATIONS,
-    CONFOUNDED,
-    _stream,
-    difference_p_value,
-    equivalence_p_value,
-    name_bootstrap,
-    verdict,
-)
+from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED, occupation_statistics
 
 # What an instruction did to the gap (the difference), by the test of the change and the two
 # arms' verdicts on the gap.
@@ -61,34 +53,13 @@ class Effect:
     rates: pd.DataFrame  # impact.RATE_CHANGE_COLUMNS (empty without selections)
 
 
-def pooled_gaps(
-    values: pd.DataFrame, settings: Mapping[str, Any], sides, one_order: bool
-) -> pd.DataFrame:
-    """Both arms' difference and verdict pooled over occupations (GAP_COLUMNS, runs ``a`` and
-    ``b``): stats.occupation_statistics' test on every instance at once (BH has one test);
-    ``one_order``: the design lists each pair in one order only (the verdict says so)."""
-    boot = name_bootstrap(
-        values,
-        ["difference_a", "difference_b"],
-        settings["bootstrap_resamples"],
-        _stream(settings["seed"], ALL_OCCUPATIONS),
-        sides,
-    )
-    alpha, margin = settings["alpha"], settings["equivalence_margin"]
-    rows = []
-    for i, run in enumerate("ab"):
-        estimate, se = boot.estimate[i], boot.se[i]
-        p = difference_p_value(estimate, se, boot.df, boot.floor)
-        p_equivalent = equivalence_p_value(estimate, se, boot.df, margin, boot.floor)
-        rows.append(
-            {
-                "run": run,
-                "occupation": ALL_OCCUPATIONS,
-                "difference": estimate,
-                "verdict": verdict(p < alpha, p_equivalent < alpha, one_order),
-            }
-        )
-    return pd.DataFrame(rows)
+def pooled_gaps(run: compare.Run, settings: Mapping[str, Any]) -> pd.DataFrame:
+    """A run's difference and verdict pooled over occupations (GAP_COLUMNS):
+    stats.occupation_statistics' test with every instance in one occupation, ALL_OCCUPATIONS
+    (one test: its q-value is its p-value)."""
+    pooled = run.outcomes.assign(occupation=ALL_OCCUPATIONS)
+    _, tests = occupation_statistics(pooled, settings["difference"], settings, run.sides)
+    return tests[GAP_COLUMNS]
 
 
 def outcome(significant: bool, baseline: str, baseline_gap: float, arm: str, arm_gap: float) -> str:
@@ -136,12 +107,9 @@ def intervention_effect(
     each run's tests.tsv by ``a`` (baseline) and ``b`` (arm); ``settings``: the config's
     ``report``."""
     comparison = compare.compare(baseline, arm, settings)
-    values = compare.paired_values(baseline, arm, settings["difference"])
-    one_order = baseline.outcomes["order"].nunique() < 2
-    pooled = pooled_gaps(values, settings, baseline.sides, one_order)
     gaps = {
-        run: pd.concat([tests[run][GAP_COLUMNS], pooled[pooled["run"] == run][GAP_COLUMNS]])
-        for run in "ab"
+        name: pd.concat([tests[name][GAP_COLUMNS], pooled_gaps(run, settings)])
+        for name, run in (("a", baseline), ("b", arm))
     }
     rates = pd.DataFrame(columns=impact.RATE_CHANGE_COLUMNS)
     if selections is not None:

@@ -101,12 +101,16 @@ def cmd_summary(args):
         "robustness": args.robustness or {},
         "flips": args.flips or {},
         "truth": args.truth or {},
+        "interventions": args.interventions or {},
+        "intervention_flips": args.intervention_flips or {},
     }
     models = list(settings["models"])
     several = len(settings["report"]["wordings"]) > 1  # the wordings' tables, then
     each = {kind: models for kind in ("metrics", "tests", "position", "answer_space", "pooled")}
     each |= {kind: models if several else [] for kind in ("robustness", "flips")}
     each["truth"] = plan.simulated_models(settings["models"])
+    arms = [model for model, entry in settings["models"].items() if "intervention" in entry]
+    each |= {kind: arms for kind in ("interventions", "intervention_flips")}
     for kind, paths in given.items():
         if sorted(paths) != sorted(each[kind]):
             raise InputError(
@@ -117,21 +121,12 @@ def cmd_summary(args):
     for kind, paths in given.items():
         for model, path in paths.items():
             tables[model][kind] = read_table(path)
-    arms = [m for m, model in settings["models"].items() if "intervention" in model]
-    effects = args.interventions or {}
-    flips = args.intervention_flips or {}
-    if sorted(effects) != sorted(arms) or sorted(flips) != sorted(arms):
-        raise InputError(
-            f"--interventions/--intervention-flips: tables of {sorted(effects)} and "
-            f"{sorted(flips)}, but the run's arms are {sorted(arms)}"
-        )
     text = summary.summary(
         settings["models"],
         tables,
         settings["report"],
         args.contrast,
         names.misread(map(read_table, args.perceived or [])),
-        {arm: (read_table(effects[arm]), read_table(flips[arm])) for arm in arms},
     )
     if args.manifest:
         text += "\n" + markdown_section(manifest.read_json(args.manifest))

@@ -271,12 +271,11 @@ def summary(
     settings: dict,
     contrast: Contrast,
     dropped: list[str] | None = None,
-    interventions: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
 ) -> str:
     """A short Markdown summary of each model's results (of ``contrast``: the paper's female vs
     male audit of a gender-only list needs no heading), the names left out
-    because a model misread them (``dropped``), and a line per intervention arm (its model's
-    name: its changes and flips tables)."""
+    because a model misread them (``dropped``), and a line per intervention arm (the models
+    whose tables hold ``interventions`` and ``intervention_flips``)."""
     parts = ["# Audit summary\n"]
     if not contrast.is_paper:
         parts.append(contrast_note(contrast))
@@ -309,17 +308,18 @@ def summary(
                 model_fit=frames.get("pooled"),
             )
         )
-    if interventions:
+    arms = {model: frames for model, frames in tables.items() if "interventions" in frames}
+    if arms:
         parts.append(INTERVENTIONS_NOTE)
         parts += [
             summary_line(
                 arm,
                 models[arm]["intervention"],
-                changes,
-                flips,
+                frames["interventions"],
+                frames["intervention_flips"],
                 f"interventions/{arm}.md",
             )
-            for arm, (changes, flips) in interventions.items()
+            for arm, frames in arms.items()
         ]
         parts.append("")
     return "\n".join(parts)

@@ -1,0 +1,90 @@
+"""The calibration's numbers are those of the code before it worked on arrays (commit d6880b4).
+
+``tests/data/calibration_reference.parquet`` holds what one_audit published, at that commit,
+for fixed seeds: every interval (and its verdicts) of the statistics of every reading, the
+impact and Local Law 144 rates and ratios, the pooled model, and the paired changes to an arm,
+on designs of 3 and 6 names a side in both orders and on one of 5 names a side in two
+wordings.
+The array code draws the same resamples, so each number must equal its reference to
+floating-point error. Rewrite the file only when a change of method is meant to move the
+numbers (and then say so in docs/calibration.md):
+``python -m tests.test_calibration_reference --write``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from hiremeornot.analysis.calibration import AuditSimulator, one_audit, synthetic_design
+from hiremeornot.asking.respondent import Respondent
+from hiremeornot.config import validate_config
+from tests.test_respondent import settings
+
+REFERENCE = Path(__file__).parent / "data" / "calibration_reference.parquet"
+REPORT = validate_config({"models": {"m": {"backend": "simulated", "model": "m"}}})["report"]
+PLANT = {
+    "occupations": {
+        "nurse": {q: {"female": 1.0} for q in ("q1", "q2", "q3")},
+        "pilot": {q: {"male": 0.7} for q in ("q1", "q2", "q3")},
+    },
+    "position": 0.8,
+    "wordings": {"plain": {"female": 0.4}},
+    "interventions": {"halved": {"scale": 0.5}},
+}
+# label -> occupations, names a side, wordings
+DESIGNS = {
+    "3+3": (["nurse", "pilot", "dancer"], 3, ["paper"]),
+    "6+6": (["nurse", "pilot", "dancer"], 6, ["paper"]),
+    "5+5 two wordings": (["nurse", "pilot"], 5, ["paper", "plain"]),
+}
+AUDITS = 2
+
+
+def published() -> pd.DataFrame:
+    """What one_audit publishes for each design and audit (fixed seeds): the checks (estimate,
+    low, high) and the verdicts (difference, verdict), one row per number."""
+    params = settings(**PLANT)["respondent"]
+    parts = []
+    for label, (occupations, names, wordings) in DESIGNS.items():
+        design = synthetic_design(occupations, names, wordings=wordings)
+        baseline = AuditSimulator(Respondent(params), design)
+        arm = AuditSimulator(Respondent(params, "halved"), design)
+        rng = np.random.default_rng(11)
+        for audit in range(AUDITS):
+            checks, verdicts = one_audit(baseline, rng, REPORT, arm)
+            verdicts = verdicts.rename(columns={"reading": "quantity", "difference": "estimate"})
+            parts += [
+                checks.assign(design=label, audit=audit, kind="check"),
+                verdicts.assign(design=label, audit=audit, kind="verdict"),
+            ]
+    table = pd.concat(parts, ignore_index=True)
+    keys = ["design", "audit", "kind", "occupation", "quantity"]
+    return table.sort_values(keys, ignore_index=True)[[*keys, "estimate", "low", "high", "verdict"]]
+
+
+def test_every_published_number_is_the_reference_codes():
+    reference = pd.read_parquet(REFERENCE)
+    now = published()
+    keys = ["design", "audit", "kind", "occupation", "quantity"]
+    for column in [*keys, "verdict"]:  # (as text: the reference's types are Parquet's)
+        assert (
+            now[column].fillna("").astype(str).equals(reference[column].fillna("").astype(str))
+        ), column
+    # the pooled model's variational fit stops at a gradient tolerance: its last digits move
+    # with the BLAS threads, so its rows are held to 1e-5 (it is not computed on arrays here)
+    fitted = now["quantity"].str.startswith("log_odds_").to_numpy()
+    for column in ("estimate", "low", "high"):
+        values, expected = now[column].to_numpy(float), reference[column].to_numpy(float)
+        for rows, tolerance in ((~fitted, 1e-12), (fitted, 1e-5)):
+            assert np.allclose(
+                values[rows], expected[rows], rtol=1e-9, atol=tolerance, equal_nan=True
+            ), column
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
+    published().to_parquet(REFERENCE, index=False)
+    print(f"wrote {REFERENCE}")

@@ -268,8 +268,8 @@ def one_audit(
     step2, step3 = simulator.audit(rng, u)
     outcomes = metrics.instance_outcomes(step2, step3, design.instances, design.sides)
     checks, verdicts = [], []
-    for reading in metrics.READINGS:
-        intervals, tests = stats.occupation_statistics(outcomes, reading, report, design.sides)
+    readings = stats.reading_statistics(outcomes, list(metrics.READINGS), report, design.sides)
+    for reading, (intervals, tests) in readings.items():
         checks.append(_interval_checks(intervals, reading))
         verdicts.append(tests[["occupation", "difference", "verdict"]].assign(reading=reading))
     names = design.instances[list(design.sides.labels)]

@@ -34,7 +34,7 @@ from hiremeornot.analysis.stats import (
     METRICS,
     _stream,
     difference_p_value,
-    name_bootstrap,
+    name_bootstraps,
     name_count_columns,
     q_values,
 )
@@ -392,16 +392,20 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
     columns = [f"d_{m}" for m in METRICS]
     lowest = np.array([METRIC_RANGE[m][0] for m in METRICS])
     highest = np.array([METRIC_RANGE[m][1] for m in METRICS])
+    pooled = deltas.assign(occupation=ALL_OCCUPATIONS)
+    means = pd.concat([deltas, pooled]).groupby("occupation", sort=False)
+    sizes = means.size()
+    means = means[[f"{m}_{run}" for m in METRICS for run in "ab"]].mean()
+    boots = name_bootstraps(
+        pd.concat([deltas, pooled]),
+        "occupation",
+        columns,
+        settings["bootstrap_resamples"],
+        lambda occupation: _stream(settings["seed"], f"compare|{occupation}"),
+        sides,
+    )
     rows = []
-    groups = [*deltas.groupby("occupation", sort=False), (ALL_OCCUPATIONS, deltas)]
-    for occupation, group in groups:
-        boot = name_bootstrap(
-            group,
-            columns,
-            settings["bootstrap_resamples"],
-            _stream(settings["seed"], f"compare|{occupation}"),
-            sides,
-        )
+    for occupation, boot in boots.items():
         low, high = boot.interval(settings["confidence"], lowest, highest)
         floor = boot.floor
         for i, metric in enumerate(METRICS):
@@ -409,9 +413,9 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
                 {
                     "occupation": occupation,
                     "metric": metric,
-                    "n": len(group),
-                    "mean_a": group[f"{metric}_a"].mean(),
-                    "mean_b": group[f"{metric}_b"].mean(),
+                    "n": sizes[occupation],
+                    "mean_a": means.at[occupation, f"{metric}_a"],
+                    "mean_b": means.at[occupation, f"{metric}_b"],
                     "change": boot.estimate[i],
                     "low": low[i],
                     "high": high[i],

@@ -37,6 +37,7 @@ says nothing about other names: it varies only through the other groups.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -159,65 +160,97 @@ def _ratios(rates: np.ndarray, rated: np.ndarray) -> np.ndarray:
     return np.divide(rates, top, out=np.full_like(rates, np.nan), where=(top > 0) & rated)
 
 
-def _cells(rows: pd.DataFrame) -> pd.DataFrame:
-    """The answers by (group, name, partner): how many, and how many selected."""
+@dataclass(frozen=True)
+class Cells:
+    """The answers of one (occupation, question) summed by (group, name, partner), in that
+    sorted order: each cell's answers and how many of them selected."""
+
+    group: np.ndarray
+    name: np.ndarray
+    partner: np.ndarray
+    selected: np.ndarray
+    size: np.ndarray
+
+    def groups(self) -> np.ndarray:
+        """The groups, sorted (the columns of every resampled rate)."""
+        return np.unique(self.group)
+
+
+def cells_by_key(rows: pd.DataFrame) -> dict[tuple[str, str], Cells]:
+    """Per (occupation, question), its answers' Cells: one grouping of the whole table."""
     partner = rows["partner"].fillna(NOBODY) if "partner" in rows else NOBODY
-    return (
+    table = (
         rows.assign(partner=partner)
-        .groupby(["group", "name", "partner"])["selected"]
+        .groupby([*KEYS[:2], "group", "name", "partner"])["selected"]
         .agg(["sum", "size"])
         .reset_index()
     )
+    arrays = [table[c].to_numpy() for c in ("group", "name", "partner", "sum", "size")]
+    arrays[-1] = arrays[-1].astype(float)
+    return {
+        key: Cells(*(values[at] for values in arrays))
+        for key, at in table.groupby(KEYS[:2], sort=False).indices.items()
+    }
 
 
 def _name_draws(
-    cells: pd.DataFrame, n_resamples: int, rng: np.random.Generator
+    cells: Cells, n_resamples: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, dict[str, int]]:
     """One crossed draw of every group's names per resample (n - 1 of each group's n, with
     replacement; n of one or two): resamples x (names + 1) draw counts, the last column
-    NOBODY's (always 1), and each name's column."""
-    names = cells.drop_duplicates("name")[["group", "name"]]
-    unknown = sorted(set(cells["partner"]) - set(names["name"]) - {NOBODY})
+    NOBODY's (always 1), and each name's column (names sorted by group, then name)."""
+    first = np.r_[True, cells.name[1:] != cells.name[:-1]]  # a name's cells lie together
+    names, groups = cells.name[first], cells.group[first]
+    unknown = sorted(set(cells.partner) - set(names) - {NOBODY})
     if unknown:
         raise ValueError(f"selections: partner(s) {unknown[:3]} have no answers of their own")
     draws = np.ones((n_resamples, len(names) + 1))
-    for _, members in names.groupby("group").indices.items():
+    for group in np.unique(groups):
+        members = np.flatnonzero(groups == group)
         drawn = len(members) - 1 if len(members) > 2 else len(members)
         draws[:, members] = rng.multinomial(drawn, _uniform(len(members)), n_resamples)
-    return draws, {name: i for i, name in enumerate(names["name"])} | {NOBODY: len(names)}
+    return draws, {name: i for i, name in enumerate(names)} | {NOBODY: len(names)}
 
 
-def _rates_under(cells: pd.DataFrame, draws: np.ndarray, column: dict[str, int]) -> np.ndarray:
+def _rates_under(cells: Cells, draws: np.ndarray, column: dict[str, int]) -> np.ndarray:
     """Resamples x groups (sorted): each group's rate with every answer weighted by the draw
     counts of its name and its partner; NaN where a group keeps no answer."""
-    weights = draws[:, cells["name"].map(column)] * draws[:, cells["partner"].map(column)]
-    rates = []
-    for _, members in cells.groupby("group").indices.items():
-        kept = weights[:, members]
-        totals = kept @ cells["size"].to_numpy()[members]
-        selected = kept @ cells["sum"].to_numpy()[members]
-        rates.append(np.divide(selected, totals, out=np.full(len(draws), np.nan), where=totals > 0))
-    return np.column_stack(rates)
+    weights = draws[:, [column[n] for n in cells.name]]
+    weights = weights * draws[:, [column[p] for p in cells.partner]]
+    of_group = np.searchsorted(cells.groups(), cells.group)  # cells x groups: its sums
+    answers, selected = (np.zeros((len(of_group), of_group.max() + 1)) for _ in range(2))
+    answers[np.arange(len(of_group)), of_group] = cells.size
+    selected[np.arange(len(of_group)), of_group] = cells.selected
+    totals = weights @ answers
+    return np.divide(weights @ selected, totals, out=np.full_like(totals, np.nan), where=totals > 0)
 
 
-def _resampled_rates(rows: pd.DataFrame, n_resamples: int, seed: list[int]) -> np.ndarray:
+def _resampled_rates(cells: Cells, n_resamples: int, seed: list[int]) -> np.ndarray:
     """Bootstrap rates, resamples x groups (sorted), of the crossed name draws (_name_draws)."""
-    cells = _cells(rows)
     draws, column = _name_draws(cells, n_resamples, np.random.default_rng(seed))
     return _rates_under(cells, draws, column)
 
 
 def paired_resampled_rates(
-    first: pd.DataFrame, second: pd.DataFrame, n_resamples: int, seed: list[int]
+    first: Cells, second: Cells, n_resamples: int, seed: list[int]
 ) -> tuple[np.ndarray, np.ndarray]:
     """_resampled_rates of two runs' answers about the same people (a baseline and an arm),
     both under the same draws of names, so that their difference is paired."""
-    cells = [_cells(rows) for rows in (first, second)]
-    people = [set(zip(c["group"], c["name"], strict=True)) for c in cells]
+    people = [set(zip(c.group, c.name, strict=True)) for c in (first, second)]
     if people[0] != people[1]:
         raise ValueError("the two runs' selections are about different names or groups")
-    draws, column = _name_draws(cells[0], n_resamples, np.random.default_rng(seed))
-    return _rates_under(cells[0], draws, column), _rates_under(cells[1], draws, column)
+    draws, column = _name_draws(first, n_resamples, np.random.default_rng(seed))
+    return _rates_under(first, draws, column), _rates_under(second, draws, column)
+
+
+def _percentiles(draws: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each column's percentile interval at ``confidence`` over its resamples, NaN left out
+    (all NaN: NaN, as it should be)."""
+    tails = [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = np.nanpercentile(draws, tails, axis=0)
+    return low, high
 
 
 def impact_ratios(
@@ -235,40 +268,38 @@ def impact_ratios(
     optional column of that name). The ``unrated`` groups keep their rates (and stay in every
     draw) but get no ratio and are never the reference."""
     selections = _checked(selections)
-    tails = [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2]
-    parts = []
-    for (occupation, question), rows in selections.groupby(["occupation", "question"], sort=False):
-        part = selection_rates(rows)
-        rated = ~part["group"].isin(unrated).to_numpy()
-        rates = part["rate"].to_numpy()
-        draws = _resampled_rates(rows, n_resamples, _stream(seed, f"{occupation}|{question}"))
-        with warnings.catch_warnings():  # all rates 0 in every resample: NaN, as it should be
-            warnings.simplefilter("ignore", RuntimeWarning)
-            ratio_low, ratio_high = np.nanpercentile(_ratios(draws, rated), tails, axis=0)
-            rate_low, rate_high = np.nanpercentile(draws, tails, axis=0)
-        parts.append(
-            part.assign(
-                rate_low=rate_low,
-                rate_high=rate_high,
-                # ties: first in order
-                reference=part["group"].iloc[int(np.argmax(np.where(rated, rates, -1)))],
-                impact_ratio=_ratios(rates, rated),
-                ratio_low=ratio_low,
-                ratio_high=ratio_high,
-            )
-        )
-    if not parts:
+    table = selection_rates(selections)
+    if table.empty:
         return pd.DataFrame(columns=COLUMNS)
-    table = _ordered(pd.concat(parts))
-    table["below_threshold"] = table["impact_ratio"] < threshold  # NaN compares False
-    reference_names = table.set_index(["occupation", "question", "group"])["n_names"]
-    enough = (table["n_names"] >= MIN_NAMES) & pd.Series(
-        [
-            reference_names[key] >= MIN_NAMES
-            for key in zip(table["occupation"], table["question"], table["reference"], strict=True)
-        ],
-        index=table.index,
+    cells = cells_by_key(selections)
+    groups, rates = table["group"].to_numpy(), table["rate"].to_numpy()
+    rated = ~np.isin(groups, list(unrated))
+    resampled = np.full((n_resamples, len(table)), np.nan)
+    ratios, resampled_ratios = np.full(len(table), np.nan), resampled.copy()
+    reference = np.empty(len(table), dtype=object)
+    for (occupation, question), at in table.groupby(KEYS[:2], sort=False).indices.items():
+        stream = _stream(seed, f"{occupation}|{question}")
+        resampled[:, at] = _resampled_rates(cells[(occupation, question)], n_resamples, stream)
+        resampled_ratios[:, at] = _ratios(resampled[:, at], rated[at])
+        ratios[at] = _ratios(rates[at], rated[at])
+        # ties: first in order
+        reference[at] = groups[at][int(np.argmax(np.where(rated[at], rates[at], -1)))]
+    rate_low, rate_high = _percentiles(resampled, confidence)
+    ratio_low, ratio_high = _percentiles(resampled_ratios, confidence)
+    table = table.assign(
+        rate_low=rate_low,
+        rate_high=rate_high,
+        reference=reference,
+        impact_ratio=ratios,
+        ratio_low=ratio_low,
+        ratio_high=ratio_high,
     )
+    table["below_threshold"] = table["impact_ratio"] < threshold  # NaN compares False
+    names = table.set_index(KEYS)["n_names"]
+    reference_names = names.reindex(
+        pd.MultiIndex.from_arrays([table["occupation"], table["question"], table["reference"]])
+    ).to_numpy()
+    enough = (table["n_names"] >= MIN_NAMES) & (reference_names >= MIN_NAMES)
     table["clearly_below"] = (table["ratio_high"] < threshold) & enough
     table["paired_with"] = _paired_with(selections, table)
     return table[COLUMNS]
@@ -278,7 +309,8 @@ def _paired_with(selections: pd.DataFrame, table: pd.DataFrame) -> list[str]:
     """Per row of ``table``: the groups its group met in the answers, ", "-joined."""
     if "paired_with" not in selections:
         return [""] * len(table)
-    met = selections.groupby(KEYS)["paired_with"].agg(
+    pairs = selections[[*KEYS, "paired_with"]].drop_duplicates()
+    met = pairs.groupby(KEYS)["paired_with"].agg(
         lambda groups: ", ".join(sorted(set(groups) - {""}))
     )
     return [met.get(tuple(key), "") for key in table[KEYS].itertuples(index=False)]
@@ -329,44 +361,12 @@ def paired_rate_changes(
     percentile bootstrap's, never below 1 / n_resamples nor the floor stats.smallest_p sets
     with the fewest names of a group); q-values are Benjamini-Hochberg across
     occupations per question and group (the pooled rows are tests of their own)."""
-    tails = [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2]
     a, b = _checked(first), _checked(second)
     pooled = [rows.assign(occupation=pooled_label) for rows in (a, b)]
-    parts = []
-    for runs in ((a, b), tuple(pooled)):
-        second_by_cell = dict(list(runs[1].groupby(["occupation", "question"], sort=False)))
-        for (occupation, question), rows in runs[0].groupby(["occupation", "question"], sort=False):
-            other = second_by_cell[(occupation, question)]
-            part = selection_rates(rows)
-            rates = [part["rate"].to_numpy(), selection_rates(other)["rate"].to_numpy()]
-            rated = np.ones(len(part), dtype=bool)
-            stream = _stream(seed, f"{occupation}|{question}|paired")
-            draws = paired_resampled_rates(rows, other, n_resamples, stream)
-            rate_change = draws[1] - draws[0]
-            ratio_change = _ratios(draws[1], rated) - _ratios(draws[0], rated)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                rate_low, rate_high = np.nanpercentile(rate_change, tails, axis=0)
-                ratio_low, ratio_high = np.nanpercentile(ratio_change, tails, axis=0)
-            ratios = [_ratios(r, rated) for r in rates]
-            fewest = int(part["n_names"].min())
-            floor = smallest_p(fewest, fewest)  # the floor the other tests set with as few
-            parts.append(
-                part.assign(
-                    rate_a=rates[0],
-                    rate_b=rates[1],
-                    rate_change=rates[1] - rates[0],
-                    rate_change_low=rate_low,
-                    rate_change_high=rate_high,
-                    ratio_a=ratios[0],
-                    ratio_b=ratios[1],
-                    ratio_change=ratios[1] - ratios[0],
-                    ratio_change_low=ratio_low,
-                    ratio_change_high=ratio_high,
-                    p_value=_percentile_p(rate_change, max(1 / n_resamples, floor)),
-                )
-            )
-    table = _ordered(pd.concat(parts)) if parts else pd.DataFrame(columns=RATE_CHANGE_COLUMNS)
+    table = pd.concat(
+        [_paired_changes(*runs, n_resamples, seed, confidence) for runs in ((a, b), pooled)]
+    )
+    table = _ordered(table) if len(table) else pd.DataFrame(columns=RATE_CHANGE_COLUMNS)
     each = table["occupation"] != pooled_label
     table["q_value"] = table["p_value"]
     table.loc[each, "q_value"] = (
@@ -374,3 +374,44 @@ def paired_rate_changes(
     )
     table["significant"] = table["q_value"] < alpha
     return table[RATE_CHANGE_COLUMNS]
+
+
+def _paired_changes(
+    a: pd.DataFrame, b: pd.DataFrame, n_resamples: int, seed: int, confidence: float
+) -> pd.DataFrame:
+    """paired_rate_changes' rows of each (occupation, question) of ``a``, less the q-values."""
+    table, other = selection_rates(a), selection_rates(b)
+    cells = [cells_by_key(rows) for rows in (a, b)]
+    keys = table[KEYS].itertuples(index=False)
+    if list(keys) != list(other[KEYS].itertuples(index=False)):
+        raise ValueError("the two runs' selections are about different names or groups")
+    rates = [table["rate"].to_numpy(), other["rate"].to_numpy()]
+    ratios = [np.full(len(table), np.nan) for _ in rates]
+    changes = {kind: np.full((n_resamples, len(table)), np.nan) for kind in ("rate", "ratio")}
+    floor = np.ones(len(table))
+    for (occupation, question), at in table.groupby(KEYS[:2], sort=False).indices.items():
+        stream = _stream(seed, f"{occupation}|{question}|paired")
+        key = (occupation, question)
+        draws = paired_resampled_rates(cells[0][key], cells[1][key], n_resamples, stream)
+        rated = np.ones(len(at), dtype=bool)
+        changes["rate"][:, at] = draws[1] - draws[0]
+        changes["ratio"][:, at] = _ratios(draws[1], rated) - _ratios(draws[0], rated)
+        for run in range(2):
+            ratios[run][at] = _ratios(rates[run][at], rated)
+        fewest = int(table["n_names"].to_numpy()[at].min())
+        floor[at] = smallest_p(fewest, fewest)  # the floor the other tests set with as few
+    rate_low, rate_high = _percentiles(changes["rate"], confidence)
+    ratio_low, ratio_high = _percentiles(changes["ratio"], confidence)
+    return table.assign(
+        rate_a=rates[0],
+        rate_b=rates[1],
+        rate_change=rates[1] - rates[0],
+        rate_change_low=rate_low,
+        rate_change_high=rate_high,
+        ratio_a=ratios[0],
+        ratio_b=ratios[1],
+        ratio_change=ratios[1] - ratios[0],
+        ratio_change_low=ratio_low,
+        ratio_change_high=ratio_high,
+        p_value=_percentile_p(changes["rate"], np.maximum(1 / n_resamples, floor)),
+    )

@@ -127,7 +127,9 @@ def ll144_rates(
             rows = rows[rows["group"] != ""]
             # a partner with no row left (no score, no category) weighs nothing in the draws
             rows = rows.assign(
-                partner=rows["partner"].where(rows["partner"].isin(rows["name"]), impact.NOBODY)
+                partner=rows["partner"].where(
+                    rows["partner"].isin(rows["name"].unique()), impact.NOBODY
+                )
             )
             if rows.empty:
                 continue

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -34,7 +36,6 @@ from hiremeornot.design.contrasts import Sides
 from hiremeornot.design.dataset import instance_order
 
 METRICS = ("confirmation", "consistency", "difference")
-METRIC_LOWEST = np.array([0.0, 0.0, -1.0])  # the rates lie in [0, 1], the difference in [-1, 1]
 CONFOUNDED = "confounded with position"
 
 
@@ -129,7 +130,7 @@ class NameBootstrap:
         """The number of levels of each resampled factor (names of each side, wordings)."""
         return resampled_levels(self.a_names, self.b_names, self.wordings)
 
-    @property
+    @cached_property
     def spread(self) -> np.ndarray:
         """The bootstrap standard deviation of each column (0 where the names show no spread)."""
         if self.draws.shape[1] < 2:
@@ -209,31 +210,75 @@ def name_bootstrap(
     weighted cells' instances / their number). Resamples in which no observed cell survives
     (possible when pairs are a sample of all female x male pairs) are left out.
     """
+    whole = frame.assign(_whole="")
+    return name_bootstraps(whole, "_whole", columns, n_resamples, lambda _: seed, sides)[""]
+
+
+def name_bootstraps(
+    frame: pd.DataFrame,
+    by: str,
+    columns: list[str],
+    n_resamples: int,
+    seeds: Callable[[Hashable], list[int]],
+    sides: Sides,
+) -> dict[Hashable, NameBootstrap]:
+    """name_bootstrap of each group of ``frame``'s rows by the column ``by`` (in order of first
+    appearance), each group's resamples from its own stream ``seeds(group)``. The rows are
+    summed into cells (group, names, wording) once; each group's resamples are then one matrix
+    of cell weights times its cells' sums, so no group costs a DataFrame of its own."""
+    factors = [*sides.labels, *(["wording"] if "wording" in frame else [])]
+    cells = frame.groupby([by, *factors], sort=False)
+    sums = cells[columns].sum().to_numpy(dtype=float)  # cells x columns
+    sizes = cells.size()
+    counts = sizes.to_numpy(dtype=float)
+    keys = sizes.index.to_frame(index=False)
+    levels = {factor: keys[factor].to_numpy() for factor in factors}
+    group_codes, groups = pd.factorize(keys[by])
+    result = {}
+    for code, group in enumerate(groups):
+        at = np.flatnonzero(group_codes == code)
+        result[group] = _cell_bootstrap(
+            {factor: values[at] for factor, values in levels.items()},
+            sums[at],
+            counts[at],
+            n_resamples,
+            seeds(group),
+            sides,
+        )
+    return result
+
+
+def _cell_bootstrap(
+    levels: dict[str, np.ndarray],
+    sums: np.ndarray,
+    counts: np.ndarray,
+    n_resamples: int,
+    seed: list[int],
+    sides: Sides,
+) -> NameBootstrap:
+    """The crossed bootstrap of one group's cells: each cell's level of every factor
+    (``levels``: the sides' names, and wordings), its sums of the columns and its rows."""
     factors = list(sides.labels)
-    if "wording" in frame and frame["wording"].nunique() > 1:
+    if "wording" in levels and len(pd.unique(levels["wording"])) > 1:
         factors.append("wording")
-    cells = frame.groupby(factors, sort=False)
-    sums = cells[columns].sum().to_numpy().T
-    counts = cells.size().to_numpy().astype(float)
-    keys = cells.size().index.to_frame(index=False)
     rng = np.random.default_rng(seed)
     weights = np.ones((n_resamples, len(counts)))
-    levels = {}
+    codes = {}
     for factor in factors:
-        codes, uniques = pd.factorize(keys[factor])
-        levels[factor] = len(uniques)
+        codes[factor], uniques = pd.factorize(levels[factor])
         draws = rng.multinomial(len(uniques), _uniform(len(uniques)), n_resamples)
-        weights *= draws[:, codes]
+        weights *= draws[:, codes[factor]]
     totals = weights @ counts
     kept = totals > 0
+    named = [len(np.unique(codes[side])) for side in sides.labels]
     return NameBootstrap(
-        estimate=sums.sum(axis=1) / counts.sum(),
-        draws=(weights[kept] @ sums.T).T / totals[kept],
-        n_pairs=len(frame.groupby(list(sides.labels), sort=False)),
-        a_names=levels[sides.a],
-        b_names=levels[sides.b],
-        rows=len(frame),
-        wordings=levels.get("wording", 1),
+        estimate=sums.sum(axis=0) / counts.sum(),
+        draws=(weights[kept] @ sums).T / totals[kept],
+        n_pairs=len(np.unique(codes[sides.a] * named[1] + codes[sides.b])),
+        a_names=named[0],
+        b_names=named[1],
+        rows=int(counts.sum()),
+        wordings=len(np.unique(codes["wording"])) if "wording" in codes else 1,
     )
 
 
@@ -289,48 +334,92 @@ def occupation_statistics(
     ``settings`` is the config's ``report`` section (bootstrap_resamples, confidence, seed,
     alpha, equivalence_margin). The difference is the ``reading`` one (metrics.READINGS).
     """
+    return reading_statistics(outcomes, [reading], settings, sides)[reading]
+
+
+def reading_statistics(
+    outcomes: pd.DataFrame, readings: list[str], settings: dict, sides: Sides
+) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """occupation_statistics of each of ``readings``, from one crossed bootstrap per occupation
+    of every reading at once: an occupation's random stream draws the same names whatever is
+    resampled, so each reading's numbers are those it would get alone."""
     a, b = sides.labels
+    differences = [f"difference_{reading}" for reading in readings]
+    signed = signed_readings(outcomes, sides)
     values = pd.DataFrame(
         {
             "occupation": outcomes["occupation"],
-            "instance_id": outcomes["instance_id"],
             a: outcomes[a],
             b: outcomes[b],
             "wording": outcomes["wording"],
             "confirmation": outcomes["confirmed"].astype(float),
             "consistency": outcomes["consistent"].astype(float),
-            "difference": signed_readings(outcomes, sides)[reading],
+            **{column: signed[r] for column, r in zip(differences, readings, strict=True)},
         }
     )
-    one_order = outcomes.groupby("occupation", sort=False)["order"].nunique() < 2
-    margin = settings["equivalence_margin"]
-    intervals, tests = [], []
-    for occupation, group in values.groupby("occupation", sort=False):
-        boot = name_bootstrap(
-            group,
-            list(METRICS),
-            settings["bootstrap_resamples"],
-            _stream(settings["seed"], str(occupation)),
-            sides,
+    columns = ["confirmation", "consistency", *differences]
+    lowest = np.array([0.0, 0.0, *[-1.0] * len(readings)])  # rates in [0, 1], differences [-1, 1]
+    boots = name_bootstraps(
+        values,
+        "occupation",
+        columns,
+        settings["bootstrap_resamples"],
+        lambda occupation: _stream(settings["seed"], str(occupation)),
+        sides,
+    )
+    by_occupation = outcomes.groupby("occupation", sort=False)
+    one_order = by_occupation["order"].nunique() < 2
+    instances = by_occupation["instance_id"].nunique()  # as metrics.tsv counts them
+    favoured = {
+        side: (sign * values[differences] > 0).groupby(values["occupation"], sort=False).sum()
+        for side, sign in ((a, 1), (b, -1))
+    }
+    bounds = {
+        occupation: boot.interval(settings["confidence"], lowest, 1.0)
+        for occupation, boot in boots.items()
+    }
+    return {
+        reading: _reading_tables(
+            boots, bounds, 2 + i, reading, instances, favoured, one_order, settings, sides
         )
-        low, high = boot.interval(settings["confidence"], METRIC_LOWEST, 1.0)
+        for i, reading in enumerate(readings)
+    }
+
+
+def _reading_tables(
+    boots: dict[Hashable, NameBootstrap],
+    bounds: dict[Hashable, tuple[np.ndarray, np.ndarray]],
+    column: int,
+    reading: str,
+    instances: pd.Series,
+    favoured: dict[str, pd.DataFrame],
+    one_order: pd.Series,
+    settings: dict,
+    sides: Sides,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One reading's intervals and tests (occupation_statistics) from the bootstraps of every
+    reading: Confirmation, Consistency and this reading's difference, its ``column``."""
+    a, b = sides.labels
+    margin = settings["equivalence_margin"]
+    metric_columns = dict(zip(METRICS, (0, 1, column), strict=True))
+    intervals, tests = [], []
+    for occupation, boot in boots.items():
+        low, high = bounds[occupation]
         names = (boot.n_pairs, boot.a_names, boot.b_names)
         intervals += [
             (occupation, metric, boot.estimate[i], low[i], high[i], *names)
-            for i, metric in enumerate(METRICS)
+            for metric, i in metric_columns.items()
         ]
         floor = boot.floor
-        column = METRICS.index("difference")  # the tests are the difference's
         estimate, se = boot.estimate[column], boot.se[column]
-        difference = group["difference"]
         tests.append(
             {
                 "occupation": occupation,
-                "n": group["instance_id"].nunique(),  # instances, as metrics.tsv counts them
+                "n": instances[occupation],
                 f"{a}_names": boot.a_names,
                 f"{b}_names": boot.b_names,
-                f"n_{a}": int((difference > 0).sum()),
-                f"n_{b}": int((difference < 0).sum()),
+                f"n_{a}": int(favoured[a].at[occupation, f"difference_{reading}"]),
+                f"n_{b}": int(favoured[b].at[occupation, f"difference_{reading}"]),
                 "difference": estimate,
                 "smallest_p": floor,
                 "names_alike": bool(boot.spread[column] == 0),  # SE: the resolution alone

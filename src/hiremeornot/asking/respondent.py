@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy.special import expit, logit, softmax
 from scipy.stats import norm
 
@@ -100,8 +101,9 @@ class Respondent:
 
     def step1_yes(self, attribute_type, shift, u) -> np.ndarray:
         """P(Yes) of Step 1 for an attribute of this type (arrays broadcast)."""
-        rates = self.params["step1"]
-        base = np.vectorize(lambda t: logit(rates[t]), otypes=[float])(attribute_type)
+        rates = pd.Series(self.params["step1"]).drop("effects")
+        types = np.asarray(attribute_type)
+        base = logit(rates.reindex(types.ravel()).to_numpy(dtype=float)).reshape(types.shape)
         return expit(base + shift + u)
 
     def q1_yes(self, granted, shift, u) -> np.ndarray:

@@ -62,8 +62,9 @@ lint: setup-test
 	snakefmt --check Snakefile workflow
 	snakemake --lint
 
+# Two workers, each test file on one (docs/testing.md has the measured times).
 test: lint setup-vllm
-	python -m pytest -v -rs --durations=15
+	python -m pytest -n 2 --dist loadfile -v -rs --durations=15
 
 test-fast: setup-test
 	python -m pytest -q -rs -m "not slow"

@@ -139,7 +139,7 @@ def test_an_instructions_planted_effect_is_checked_against_its_truth():
         Respondent(params),
         synthetic_design(OCCUPATIONS[:3], 5),
         REPORT,
-        6,
+        24,  # the mean of the estimates within 0.05 of the truth: about 3.5 standard errors
         3,
         False,
         other=Respondent(params, "fair"),
@@ -160,3 +160,15 @@ def test_an_instructions_planted_effect_is_checked_against_its_truth():
     assert abs(nurse["estimate"].mean() - nurse["truth"].iloc[0]) < 0.05
     table = coverage(checks).set_index("quantity")
     assert table.loc["change_difference_biased", "coverage"] >= 0.8
+
+
+def test_two_processes_give_the_tables_of_one():
+    """Each audit draws from its own stream of the seed, whichever process runs it."""
+    design = synthetic_design(OCCUPATIONS[:2], 3)
+    runs = [
+        calibrate(respondent(**PLANT), design, REPORT, 6, 4, False, with_pooled=False, jobs=jobs)
+        for jobs in (1, 2)
+    ]
+    (checks, verdicts, _), (checks_2, verdicts_2, _) = runs
+    assert checks.equals(checks_2) and verdicts.equals(verdicts_2)
+    assert sorted(set(checks["audit"])) == list(range(6))

@@ -46,6 +46,7 @@ rule calibrate:
         "logs/calibrate/{contrast}{model}.log",
     conda:
         "../../envs/core.yaml"
+    threads: 2
     params:
         contrast=contrast_json,
         settings=lambda wc: json.dumps(
@@ -54,6 +55,6 @@ rule calibrate:
         ),
     shell:
         "hiremeornot calibrate --contrast {params.contrast:q} --settings {params.settings:q}"
-        " --model {wildcards.model} --instances {input.instances:q} --attributes {input.attributes:q}"
+        " --model {wildcards.model} --jobs {threads} --instances {input.instances:q} --attributes {input.attributes:q}"
         " --out-tsv {output.tsv:q} --out-verdicts {output.verdicts:q} --out-md {output.md:q}"
         " --out-png {output.png:q} 2> {log:q}"

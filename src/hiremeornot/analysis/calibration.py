@@ -19,10 +19,12 @@ one per audit, occupation and reading with the verdict (VERDICT_COLUMNS); ``cove
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from hiremeornot.analysis import compare, impact, ll144, metrics, pooled, stats
@@ -341,36 +343,80 @@ def calibrate(
     progress: bool = True,
     other: Respondent | None = None,
     with_pooled: bool = True,
+    jobs: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame, float]:
     """``audits`` independent simulated audits: every interval checked (CHECK_COLUMNS), every
     verdict (VERDICT_COLUMNS), and the seconds they took. With ``other``, compare's paired
     changes from ``respondent`` to ``other`` (the same names in both) are checked too;
-    ``with_pooled``: the pooled model too."""
+    ``with_pooled``: the pooled model too. Each audit draws from its own stream of ``seed``
+    (numpy's SeedSequence spawned per audit), so ``jobs`` processes give the same tables as one."""
     truth = _truth(respondent, design)
-    simulator = AuditSimulator(respondent, design)
-    compared = None if other is None else AuditSimulator(other, design)
+    simulators = (
+        AuditSimulator(respondent, design),
+        None if other is None else AuditSimulator(other, design),
+    )
     if other is not None:
         changes = _change_truth(truth, _truth(other, design), report["difference"])
         truth = pd.concat([truth, changes])
-    rng = np.random.default_rng(seed)
-    checks, verdicts = [], []
+    streams = np.random.SeedSequence(seed).spawn(audits)
     start = time.monotonic()
-    for audit in tqdm(range(audits), desc="calibration audits", unit="audit", disable=not progress):
-        audit_checks, audit_verdicts = one_audit(simulator, rng, report, compared, with_pooled)
-        checks.append(audit_checks.assign(audit=audit))
-        verdicts.append(audit_verdicts.assign(audit=audit))
+    results = list(
+        tqdm(
+            _audits(jobs, simulators, report, with_pooled, streams),
+            total=audits,
+            desc="calibration audits",
+            unit="audit",
+            disable=not progress,
+        )
+    )
     seconds = time.monotonic() - start
-    checks = pd.concat(checks, ignore_index=True)
+    checks = pd.concat([checks for checks, _ in results], ignore_index=True)
     checks["truth"] = truth.reindex(
         pd.MultiIndex.from_frame(checks[["occupation", "quantity"]])
     ).to_numpy()
-    verdicts = pd.concat(verdicts, ignore_index=True)
+    verdicts = pd.concat([verdicts for _, verdicts in results], ignore_index=True)
     quantity = verdicts["reading"].where(
         verdicts["reading"].str.startswith("log_odds_"), "difference_" + verdicts["reading"]
     )
     keys = pd.MultiIndex.from_arrays([verdicts["occupation"], quantity])
     verdicts["truth"] = truth.reindex(keys).to_numpy()
     return checks[CHECK_COLUMNS], verdicts[VERDICT_COLUMNS], seconds
+
+
+# What every audit of one calibrate call shares (set once in each process that runs audits).
+_SHARED: dict = {}
+
+
+def _share(simulators: tuple, report: Mapping, with_pooled: bool, blas_threads: int | None) -> None:
+    _SHARED.update(simulators=simulators, report=report, with_pooled=with_pooled)
+    if blas_threads:
+        threadpool_limits(blas_threads)  # for the rest of this worker's life
+
+
+def _audit(audit: int, stream: np.random.SeedSequence) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One audit of the shared simulators from its own stream, its rows marked ``audit``."""
+    simulator, other = _SHARED["simulators"]
+    rng = np.random.default_rng(stream)
+    checks, verdicts = one_audit(simulator, rng, _SHARED["report"], other, _SHARED["with_pooled"])
+    return checks.assign(audit=audit), verdicts.assign(audit=audit)
+
+
+def _audits(
+    jobs: int,
+    simulators: tuple,
+    report: Mapping,
+    with_pooled: bool,
+    streams: list[np.random.SeedSequence],
+) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
+    """Each audit's tables, in order, from ``jobs`` worker processes (one: this process)."""
+    if jobs <= 1:
+        _share(simulators, report, with_pooled, None)
+        yield from map(_audit, range(len(streams)), streams)
+        return
+    shared = (simulators, report, with_pooled, 1)  # one BLAS thread a worker
+    chunk = max(1, len(streams) // (8 * jobs))
+    with ProcessPoolExecutor(jobs, initializer=_share, initargs=shared) as pool:
+        yield from pool.map(_audit, range(len(streams)), streams, chunksize=chunk)
 
 
 def coverage(checks: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:

@@ -37,6 +37,7 @@ says nothing about other names: it varies only through the other groups.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,36 +131,6 @@ def _checked(selections: pd.DataFrame) -> pd.DataFrame:
     return selections.assign(selected=selections["selected"].astype(float))
 
 
-def _ordered(table: pd.DataFrame) -> pd.DataFrame:
-    """Occupations in order of first appearance, then question, then group."""
-    first = {o: i for i, o in enumerate(dict.fromkeys(table["occupation"]))}
-    return table.sort_values(
-        KEYS, key=lambda c: c.map(first) if c.name == "occupation" else c
-    ).reset_index(drop=True)
-
-
-def selection_rates(selections: pd.DataFrame) -> pd.DataFrame:
-    """Per (occupation, question, group): distinct names, answers, and the share selected."""
-    rates = (
-        _checked(selections)
-        .groupby(KEYS, sort=False)
-        .agg(
-            n_names=("name", "nunique"),
-            n_answers=("selected", "size"),
-            rate=("selected", "mean"),
-        )
-        .reset_index()
-    )
-    return _ordered(rates)
-
-
-def _ratios(rates: np.ndarray, rated: np.ndarray) -> np.ndarray:
-    """Each ``rated`` column's rate over the highest rated rate of its row (last axis); NaN
-    where that is 0, and in the columns not rated."""
-    top = rates[..., rated].max(axis=-1, keepdims=True)
-    return np.divide(rates, top, out=np.full_like(rates, np.nan), where=(top > 0) & rated)
-
-
 @dataclass(frozen=True)
 class Cells:
     """The answers of one (occupation, question) summed by (group, name, partner), in that
@@ -176,21 +147,73 @@ class Cells:
         return np.unique(self.group)
 
 
-def cells_by_key(rows: pd.DataFrame) -> dict[tuple[str, str], Cells]:
-    """Per (occupation, question), its answers' Cells: one grouping of the whole table."""
-    partner = rows["partner"].fillna(NOBODY) if "partner" in rows else NOBODY
+@dataclass(frozen=True)
+class Tally:
+    """A selection table summed once by (occupation, question, group, name, partner): each
+    group's rate (RATE_COLUMNS, occupations in order of first appearance, then question, then
+    group), each (occupation, question)'s Cells (what every resample weighs) and the sums
+    themselves (``table``)."""
+
+    rates: pd.DataFrame
+    cells: dict[tuple[str, str], Cells]
+    table: pd.DataFrame
+
+    def paired_with(self) -> np.ndarray:
+        """Per row of ``rates``: the groups its group met in Q2/Q3 answers, ", "-joined."""
+        met = self.table.loc[self.table["paired_with"] != "", [*KEYS, "paired_with"]]
+        met = met.drop_duplicates().sort_values([*KEYS, "paired_with"])
+        joined = met.groupby(KEYS)["paired_with"].agg(", ".join)
+        keys = pd.MultiIndex.from_frame(self.rates[KEYS])
+        return joined.reindex(keys).fillna("").to_numpy()
+
+
+RATE_COLUMNS = [*KEYS, "n_names", "n_answers", "rate"]
+
+
+def tally(selections: pd.DataFrame) -> Tally:
+    """The Tally of a selection table (one row per answer about a person: REQUIRED, and the
+    optional ``partner`` and ``paired_with``)."""
+    rows = _checked(selections)
     table = (
-        rows.assign(partner=partner)
-        .groupby([*KEYS[:2], "group", "name", "partner"])["selected"]
+        rows.assign(
+            partner=rows["partner"].fillna(NOBODY) if "partner" in rows else NOBODY,
+            paired_with=rows["paired_with"].fillna("") if "paired_with" in rows else "",
+        )
+        .groupby([*KEYS, "name", "partner", "paired_with"])["selected"]
         .agg(["sum", "size"])
         .reset_index()
     )
+    by_group = table.groupby(KEYS)
+    rates = by_group[["size", "sum"]].sum()
+    rates = pd.DataFrame(
+        {
+            "n_names": by_group["name"].nunique(),
+            "n_answers": rates["size"],
+            "rate": rates["sum"] / rates["size"],
+        }
+    ).reset_index()
+    # sorted by occupation, question, group: the occupations into their order of appearance
+    appearance = pd.Index(pd.unique(rows["occupation"])).get_indexer(rates["occupation"])
+    rates = rates.iloc[np.argsort(appearance, kind="stable")].reset_index(drop=True)
     arrays = [table[c].to_numpy() for c in ("group", "name", "partner", "sum", "size")]
     arrays[-1] = arrays[-1].astype(float)
-    return {
+    cells = {
         key: Cells(*(values[at] for values in arrays))
         for key, at in table.groupby(KEYS[:2], sort=False).indices.items()
     }
+    return Tally(rates[RATE_COLUMNS], cells, table)
+
+
+def selection_rates(selections: pd.DataFrame) -> pd.DataFrame:
+    """Per (occupation, question, group): distinct names, answers, and the share selected."""
+    return tally(selections).rates
+
+
+def _ratios(rates: np.ndarray, rated: np.ndarray) -> np.ndarray:
+    """Each ``rated`` column's rate over the highest rated rate of its row (last axis); NaN
+    where that is 0, and in the columns not rated."""
+    top = rates[..., rated].max(axis=-1, keepdims=True)
+    return np.divide(rates, top, out=np.full_like(rates, np.nan), where=(top > 0) & rated)
 
 
 def _name_draws(
@@ -259,61 +282,48 @@ def impact_ratios(
     seed: int,
     threshold: float = 0.8,
     confidence: float = 0.95,
-    unrated: frozenset[str] = frozenset(),
+    unrated: Collection[tuple[str, str]] = (),
 ) -> pd.DataFrame:
     """Per (occupation, question, group): the selection rate, its ratio to the highest group
     rate (the reference), percentile name-bootstrap intervals of both at ``confidence``,
     whether the ratio (``below_threshold``) or its whole interval (``clearly_below``) is under
     ``threshold``, and (Q2, Q3) the groups it was paired with (``paired_with``, from the
-    optional column of that name). The ``unrated`` groups keep their rates (and stay in every
-    draw) but get no ratio and are never the reference."""
-    selections = _checked(selections)
-    table = selection_rates(selections)
+    optional column of that name). The ``unrated`` (question, group) pairs keep their rates
+    (and stay in every draw) but get no ratio and are never the reference."""
+    counted = tally(selections)
+    table = counted.rates
     if table.empty:
         return pd.DataFrame(columns=COLUMNS)
-    cells = cells_by_key(selections)
     groups, rates = table["group"].to_numpy(), table["rate"].to_numpy()
-    rated = ~np.isin(groups, list(unrated))
+    rated = ~pd.MultiIndex.from_arrays([table["question"], groups]).isin(list(unrated))
     resampled = np.full((n_resamples, len(table)), np.nan)
     ratios, resampled_ratios = np.full(len(table), np.nan), resampled.copy()
     reference = np.empty(len(table), dtype=object)
+    reference_names = np.zeros(len(table))
+    names = table["n_names"].to_numpy()
     for (occupation, question), at in table.groupby(KEYS[:2], sort=False).indices.items():
         stream = _stream(seed, f"{occupation}|{question}")
-        resampled[:, at] = _resampled_rates(cells[(occupation, question)], n_resamples, stream)
+        cells = counted.cells[(occupation, question)]
+        resampled[:, at] = _resampled_rates(cells, n_resamples, stream)
         resampled_ratios[:, at] = _ratios(resampled[:, at], rated[at])
         ratios[at] = _ratios(rates[at], rated[at])
-        # ties: first in order
-        reference[at] = groups[at][int(np.argmax(np.where(rated[at], rates[at], -1)))]
+        top = at[int(np.argmax(np.where(rated[at], rates[at], -1)))]  # ties: first in order
+        reference[at], reference_names[at] = groups[top], names[top]
     rate_low, rate_high = _percentiles(resampled, confidence)
     ratio_low, ratio_high = _percentiles(resampled_ratios, confidence)
-    table = table.assign(
+    return table.assign(
         rate_low=rate_low,
         rate_high=rate_high,
         reference=reference,
         impact_ratio=ratios,
         ratio_low=ratio_low,
         ratio_high=ratio_high,
-    )
-    table["below_threshold"] = table["impact_ratio"] < threshold  # NaN compares False
-    names = table.set_index(KEYS)["n_names"]
-    reference_names = names.reindex(
-        pd.MultiIndex.from_arrays([table["occupation"], table["question"], table["reference"]])
-    ).to_numpy()
-    enough = (table["n_names"] >= MIN_NAMES) & (reference_names >= MIN_NAMES)
-    table["clearly_below"] = (table["ratio_high"] < threshold) & enough
-    table["paired_with"] = _paired_with(selections, table)
-    return table[COLUMNS]
-
-
-def _paired_with(selections: pd.DataFrame, table: pd.DataFrame) -> list[str]:
-    """Per row of ``table``: the groups its group met in the answers, ", "-joined."""
-    if "paired_with" not in selections:
-        return [""] * len(table)
-    pairs = selections[[*KEYS, "paired_with"]].drop_duplicates()
-    met = pairs.groupby(KEYS)["paired_with"].agg(
-        lambda groups: ", ".join(sorted(set(groups) - {""}))
-    )
-    return [met.get(tuple(key), "") for key in table[KEYS].itertuples(index=False)]
+        below_threshold=ratios < threshold,  # NaN compares False
+        clearly_below=(ratio_high < threshold)
+        & (names >= MIN_NAMES)
+        & (reference_names >= MIN_NAMES),
+        paired_with=counted.paired_with(),
+    )[COLUMNS]
 
 
 RATE_CHANGE_COLUMNS = [
@@ -363,10 +373,10 @@ def paired_rate_changes(
     occupations per question and group (the pooled rows are tests of their own)."""
     a, b = _checked(first), _checked(second)
     pooled = [rows.assign(occupation=pooled_label) for rows in (a, b)]
-    table = pd.concat(
-        [_paired_changes(*runs, n_resamples, seed, confidence) for runs in ((a, b), pooled)]
-    )
-    table = _ordered(table) if len(table) else pd.DataFrame(columns=RATE_CHANGE_COLUMNS)
+    parts = [_paired_changes(*runs, n_resamples, seed, confidence) for runs in ((a, b), pooled)]
+    table = pd.concat(parts, ignore_index=True)  # each in order, the pooled rows last
+    if table.empty:
+        return pd.DataFrame(columns=RATE_CHANGE_COLUMNS)
     each = table["occupation"] != pooled_label
     table["q_value"] = table["p_value"]
     table.loc[each, "q_value"] = (
@@ -380,10 +390,9 @@ def _paired_changes(
     a: pd.DataFrame, b: pd.DataFrame, n_resamples: int, seed: int, confidence: float
 ) -> pd.DataFrame:
     """paired_rate_changes' rows of each (occupation, question) of ``a``, less the q-values."""
-    table, other = selection_rates(a), selection_rates(b)
-    cells = [cells_by_key(rows) for rows in (a, b)]
-    keys = table[KEYS].itertuples(index=False)
-    if list(keys) != list(other[KEYS].itertuples(index=False)):
+    tallies = [tally(rows) for rows in (a, b)]
+    table, other = (counted.rates for counted in tallies)
+    if not table[KEYS].equals(other[KEYS]):
         raise ValueError("the two runs' selections are about different names or groups")
     rates = [table["rate"].to_numpy(), other["rate"].to_numpy()]
     ratios = [np.full(len(table), np.nan) for _ in rates]
@@ -392,7 +401,7 @@ def _paired_changes(
     for (occupation, question), at in table.groupby(KEYS[:2], sort=False).indices.items():
         stream = _stream(seed, f"{occupation}|{question}|paired")
         key = (occupation, question)
-        draws = paired_resampled_rates(cells[0][key], cells[1][key], n_resamples, stream)
+        draws = paired_resampled_rates(*(t.cells[key] for t in tallies), n_resamples, stream)
         rated = np.ones(len(at), dtype=bool)
         changes["rate"][:, at] = draws[1] - draws[0]
         changes["ratio"][:, at] = _ratios(draws[1], rated) - _ratios(draws[0], rated)

@@ -117,39 +117,47 @@ def ll144_rates(
     median = scoring_median(selections)
     parts = []
     for characteristic in categories.columns:
-        for measure in MEASURES:
-            rows = measure_rows(selections, measure, median)
-            rows = rows.assign(
-                occupation=ALL_OCCUPATIONS,
-                question=measure,
-                group=rows["name"].map(categories[characteristic]).fillna(""),
+        rows = pd.concat(
+            [
+                _applicants(measure_rows(selections, m, median), m, categories[characteristic])
+                for m in MEASURES
+            ],
+            ignore_index=True,
+        )
+        if rows.empty:
+            continue
+        counts = rows.groupby(["question", "group"])["selected"].agg(["size", "sum"])
+        share = counts["size"] / counts.groupby(level="question")["size"].transform("sum")
+        small = frozenset(share.index[share < SMALL_SHARE])
+        table = impact.impact_ratios(rows, n_resamples, seed, threshold, confidence, small)
+        table = table.sort_values("question", key=lambda q: q.map(list(MEASURES).index))
+        keys = pd.MultiIndex.from_frame(table[["question", "group"]])
+        parts.append(
+            table.assign(
+                characteristic=characteristic,
+                measure=table["question"],
+                category=table["group"],
+                n_applicants=counts["size"].reindex(keys).to_numpy(),
+                n_selected=counts["sum"].reindex(keys).to_numpy().astype(int),
+                share=share.reindex(keys).to_numpy(),
+                small=keys.isin(list(small)),
             )
-            rows = rows[rows["group"] != ""]
-            # a partner with no row left (no score, no category) weighs nothing in the draws
-            rows = rows.assign(
-                partner=rows["partner"].where(
-                    rows["partner"].isin(rows["name"].unique()), impact.NOBODY
-                )
-            )
-            if rows.empty:
-                continue
-            counts = rows.groupby("group")["selected"].agg(["size", "sum"])
-            share = counts["size"] / counts["size"].sum()
-            small = frozenset(share.index[share < SMALL_SHARE])
-            table = impact.impact_ratios(
-                rows, n_resamples, seed, threshold, confidence, unrated=small
-            )
-            parts.append(
-                table.assign(
-                    characteristic=characteristic,
-                    measure=measure,
-                    category=table["group"],
-                    n_applicants=table["group"].map(counts["size"]),
-                    n_selected=table["group"].map(counts["sum"]).astype(int),
-                    share=table["group"].map(share),
-                    small=table["group"].isin(small),
-                )
-            )
+        )
     if not parts:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(parts, ignore_index=True)[COLUMNS]
+
+
+def _applicants(rows: pd.DataFrame, measure: str, categories: pd.Series) -> pd.DataFrame:
+    """A measure's rows as impact.impact_ratios' selections: over all occupations, the
+    measure as the question, the name's category (``categories``) as the group; a name
+    without one left out, and a partner with no row left (no score, no category) weighing
+    nothing in the draws."""
+    rows = rows.assign(
+        occupation=ALL_OCCUPATIONS,
+        question=measure,
+        group=rows["name"].map(categories).fillna(""),
+    )
+    rows = rows[rows["group"] != ""]
+    partner = rows["partner"].where(rows["partner"].isin(rows["name"].unique()), impact.NOBODY)
+    return rows.assign(partner=partner)

@@ -319,6 +319,7 @@ COMMANDS = {
             (["--model"], ONE),
             *DESIGN,
             (["--audits"], {"type": int, "help": "default: report.calibration_audits"}),
+            (["--jobs"], {"type": int, "default": 1, "help": "processes running audits"}),
             (["--out-tsv"], ONE),
             (["--out-verdicts"], ONE),
             (["--out-md"], ONE),

@@ -54,6 +54,7 @@ def cmd_calibrate(args):
         audits,
         report_settings["seed"],
         other=None if arm is None else Respondent(settings["respondent"], arm),
+        jobs=args.jobs,
     )
     coverage = calibration.coverage(checks, report_settings["confidence"])
     rates = calibration.verdict_rates(verdicts, report_settings["equivalence_margin"])

@@ -78,6 +78,28 @@ def onet_dir() -> Path:
     return ONET_DIR
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """Under pytest-xdist's --dist loadfile (make test): each test file runs in one worker, so
+    its module fixtures are built once, and the files that read the shared tiny run (their text
+    names the fixture) run in the same one, so the run is made once."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    sharing = {
+        f"tests/{path.name}"
+        for path in Path(__file__).parent.glob("test_*.py")
+        if "tiny_run" in path.read_text(encoding="utf-8")
+    }
+
+    class SharedRunScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return "tiny_run" if scope in sharing else scope
+
+    return SharedRunScheduling(config, log)
+
+
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory) -> Path:
     """A finished run of the workflow on the tiny config (two models), shared read-only."""

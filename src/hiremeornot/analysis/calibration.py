@@ -3,13 +3,14 @@
 Each audit draws fresh name effects and fresh answers from the respondent (respondent.py) for
 every question of the design (Step 1 shared across occupations as the workflow shares it, Q1
 given the attributes Step 1 granted, Q2 and Q3), builds the step tables the workflow writes,
-and runs the published code on them: metrics.instance_outcomes, stats.occupation_statistics
-(once per reading of the difference), impact.impact_ratios, the Local Law 144 rates and ratios
-over all occupations (ll144.ll144_rates), the pooled mixed-effects model
-(pooled.py; its verdict: "differs" where it flags an effect) and, against a second
-respondent on the same names, compare.paired_changes. Its intervals and verdicts are then set
-against the planted truth (truth.py), which never looks at the draws. All in one process: no
-Snakemake run, no prompt text, no store.
+and runs the published code on them: metrics.instance_outcomes, stats.reading_statistics
+(every reading of the difference from one bootstrap), impact.impact_ratios, the Local Law 144
+rates and ratios over all occupations (ll144.ll144_rates), the pooled mixed-effects model
+(pooled.py; its verdict: "differs" where it flags an effect) and, against a second respondent
+on the same names, compare.paired_changes and impact.paired_rate_changes. Its intervals and
+verdicts are then set against the planted truth (truth.py), which never looks at the draws. No
+Snakemake run, no prompt text, no store; the audits run in this process or on ``jobs`` worker
+processes, each from its own random stream.
 
 ``calibrate`` returns one row per audit, occupation and published interval (CHECK_COLUMNS) and
 one per audit, occupation and reading with the verdict (VERDICT_COLUMNS); ``coverage`` and

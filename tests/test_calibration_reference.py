@@ -1,14 +1,18 @@
-"""The calibration's numbers are those of the code before it worked on arrays (commit d6880b4).
+"""The calibration's numbers are pinned: what one_audit publishes on fixed seeds.
 
-``tests/data/calibration_reference.parquet`` holds what one_audit published, at that commit,
-for fixed seeds: every interval (and its verdicts) of the statistics of every reading, the
-impact and Local Law 144 rates and ratios, the pooled model, and the paired changes to an arm,
-on designs of 3 and 6 names a side in both orders and on one of 5 names a side in two
-wordings.
-The array code draws the same resamples, so each number must equal its reference to
-floating-point error. Rewrite the file only when a change of method is meant to move the
-numbers (and then say so in docs/calibration.md):
+``tests/data/calibration_reference.parquet`` holds what one_audit published for fixed seeds:
+every interval (and its verdicts) of the statistics of every reading, the impact and Local Law
+144 rates and ratios, the pooled model, and the paired changes to an arm, on designs of 3 and 6
+names a side in both orders and on one of 5 names a side in two wordings. Each number must
+equal its reference to floating-point error. Rewrite the file only when a change of method is
+meant to move the numbers (and then say so in docs/calibration.md):
 ``python -m tests.test_calibration_reference --write``.
+
+``calibration_reference_d6880b4.parquet`` is the same, written by the code before it worked on
+arrays (commit d6880b4). The array code's statistics drew the same resamples (every number
+equal to 1e-12) until the names' draw counts came from uniform picks instead of numpy's
+multinomial: the same distribution, other random numbers. Since then the intervals may move
+as far as the bootstrap's own Monte-Carlo error moves them, which another seed measures.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from hiremeornot.config import validate_config
 from tests.test_respondent import settings
 
 REFERENCE = Path(__file__).parent / "data" / "calibration_reference.parquet"
+BEFORE_ARRAYS = REFERENCE.with_name("calibration_reference_d6880b4.parquet")
 REPORT = validate_config({"models": {"m": {"backend": "simulated", "model": "m"}}})["report"]
 PLANT = {
     "occupations": {
@@ -44,9 +49,10 @@ DESIGNS = {
 AUDITS = 2
 
 
-def published() -> pd.DataFrame:
-    """What one_audit publishes for each design and audit (fixed seeds): the checks (estimate,
-    low, high) and the verdicts (difference, verdict), one row per number."""
+def published(report: dict = REPORT) -> pd.DataFrame:
+    """What one_audit publishes for each design and audit (fixed seeds; ``report``'s seed
+    draws the resamples): the checks (estimate, low, high) and the verdicts (difference,
+    verdict), one row per number."""
     params = settings(**PLANT)["respondent"]
     parts = []
     for label, (occupations, names, wordings) in DESIGNS.items():
@@ -55,7 +61,7 @@ def published() -> pd.DataFrame:
         arm = AuditSimulator(Respondent(params, "halved"), design)
         rng = np.random.default_rng(11)
         for audit in range(AUDITS):
-            checks, verdicts = one_audit(baseline, rng, REPORT, arm)
+            checks, verdicts = one_audit(baseline, rng, report, arm)
             verdicts = verdicts.rename(columns={"reading": "quantity", "difference": "estimate"})
             parts += [
                 checks.assign(design=label, audit=audit, kind="check"),
@@ -83,6 +89,27 @@ def test_every_published_number_is_the_reference_codes():
             assert np.allclose(
                 values[rows], expected[rows], rtol=1e-9, atol=tolerance, equal_nan=True
             ), column
+
+
+def widths(table: pd.DataFrame) -> pd.Series:
+    """The width of every interval that says something (some, not all, of the range)."""
+    checks = table[table["kind"] == "check"]
+    width = checks["high"].astype(float) - checks["low"].astype(float)
+    return width[(width > 0.01) & (width < 0.99)]
+
+
+def test_the_draws_of_the_array_code_move_intervals_no_further_than_another_seed():
+    """Against the multinomial draws of d6880b4: the same estimates and verdicts, and interval
+    widths that moved no further than a new seed of the same code moves them."""
+    before, now = pd.read_parquet(BEFORE_ARRAYS), published()
+    reseeded = published({**REPORT, "seed": REPORT["seed"] + 1})
+    assert np.allclose(now["estimate"].astype(float), before["estimate"].astype(float), atol=1e-5)
+    assert (now["verdict"].fillna("") == before["verdict"].fillna("")).all()
+    width = widths(now)
+    moved = (width / widths(before).reindex(width.index) - 1).abs()
+    by_seed = (width / widths(reseeded).reindex(width.index) - 1).abs()
+    for share in (0.5, 0.9):
+        assert moved.quantile(share) <= 1.5 * by_seed.quantile(share) + 0.01, share
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:

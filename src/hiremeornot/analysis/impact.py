@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from hiremeornot.analysis.metrics import q1_yes_probability
-from hiremeornot.analysis.stats import _stream, _uniform, q_values, smallest_p
+from hiremeornot.analysis.stats import _stream, q_values, resample_counts, smallest_p
 from hiremeornot.design.contrasts import NEUTRAL_ROLES, Sides
 
 REQUIRED = ["occupation", "question", "name", "group", "selected"]
@@ -231,7 +231,7 @@ def _name_draws(
     for group in np.unique(groups):
         members = np.flatnonzero(groups == group)
         drawn = len(members) - 1 if len(members) > 2 else len(members)
-        draws[:, members] = rng.multinomial(drawn, _uniform(len(members)), n_resamples)
+        draws[:, members] = resample_counts(rng, len(members), drawn, n_resamples)
     return draws, {name: i for i, name in enumerate(names)} | {NOBODY: len(names)}
 
 

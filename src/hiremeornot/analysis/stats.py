@@ -266,7 +266,7 @@ def _cell_bootstrap(
     codes = {}
     for factor in factors:
         codes[factor], uniques = pd.factorize(levels[factor])
-        draws = rng.multinomial(len(uniques), _uniform(len(uniques)), n_resamples)
+        draws = resample_counts(rng, len(uniques), len(uniques), n_resamples)
         weights *= draws[:, codes[factor]]
     totals = weights @ counts
     kept = totals > 0
@@ -282,8 +282,17 @@ def _cell_bootstrap(
     )
 
 
-def _uniform(n: int) -> np.ndarray:
-    return np.full(n, 1 / n)
+def resample_counts(
+    rng: np.random.Generator, levels: int, draws: int, resamples: int
+) -> np.ndarray:
+    """How often each of ``levels`` levels is drawn in ``draws`` draws with replacement, for
+    each of ``resamples`` resamples (resamples x levels): a multinomial with equal
+    probabilities, drawn as uniform picks counted per row (faster than numpy's multinomial,
+    which draws one binomial after another)."""
+    picks = (
+        rng.integers(0, levels, size=(resamples, draws)) + levels * np.arange(resamples)[:, None]
+    )
+    return np.bincount(picks.ravel(), minlength=resamples * levels).reshape(resamples, levels)
 
 
 def _stream(seed: int, key: str) -> list[int]:

@@ -15,6 +15,8 @@ from hiremeornot.analysis.stats import (
     name_bootstrap,
     occupation_statistics,
     position_bias,
+    reading_statistics,
+    resample_counts,
     smallest_p,
 )
 from hiremeornot.design.contrasts import GENDER
@@ -428,3 +430,29 @@ def test_attribute_gaps_hand_computed():
     assert pilot["n_pairs"] == 2 and pilot["low"] <= 0.5 <= pilot["high"]
     p_yes = 1 / (1 + math.exp(-2.3))
     assert pilot["gap_p"] == pytest.approx(((p_yes - (1 - p_yes)) + 0) / 2)
+
+
+def test_resample_counts_are_a_multinomial_with_equal_probabilities():
+    """Each row counts ``draws`` uniform picks of ``levels`` levels: the multinomial's mean
+    draws / k, variance draws (k - 1) / k^2 and covariance -draws / k^2."""
+    counts = resample_counts(np.random.default_rng(0), 4, 3, 100_000)
+    assert counts.shape == (100_000, 4) and (counts.sum(axis=1) == 3).all()
+    assert counts.mean(axis=0) == pytest.approx([0.75] * 4, abs=0.01)
+    covariance = np.cov(counts.T)
+    assert np.diag(covariance) == pytest.approx([3 * 3 / 16] * 4, abs=0.01)
+    assert covariance[0, 1] == pytest.approx(-3 / 16, abs=0.01)
+
+
+def test_every_reading_at_once_is_each_reading_alone():
+    """One bootstrap of every reading: each reading's tables are those it gets alone."""
+    rng = np.random.default_rng(3)
+    choices = (["yes", "no"], ["yes", "no"], ["female", "male"], ["female", "male", "both"])
+    answers = [tuple(str(rng.choice(c)) for c in choices) for _ in range(32)]
+    rows = instance_rows("nurse", answers, crossed(4, 4))
+    outcomes = outcomes_table(rows + instance_rows("pilot", answers[::-1], crossed(4, 4)))
+    settings = {**SETTINGS, "bootstrap_resamples": 300}
+    together = reading_statistics(outcomes, ["biased", "q2", "q1"], settings, GENDER)
+    for reading, (intervals, tests) in together.items():
+        alone = occupation_statistics(outcomes, reading, settings, GENDER)
+        pd.testing.assert_frame_equal(intervals, alone[0])
+        pd.testing.assert_frame_equal(tests, alone[1])

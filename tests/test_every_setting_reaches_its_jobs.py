@@ -53,6 +53,7 @@ NO_OUTPUT = {
     "names.validity.*": "names.validate is false: no job asks the validity questions",
     "control.labels": "control.neutral is false: no job asks the control",
     "report.calibration_audits": "the calibration is asked for by name, not by `all`",
+    "report.calibration_pooled": "the calibration is asked for by name, not by `all`",
     "report.power_differences": "the estimate is asked for by name, not by `all`",
     "interventions.instructions": "an instruction not in interventions.run asks nothing",
 }

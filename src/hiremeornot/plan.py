@@ -117,8 +117,9 @@ def check_local_data(config: dict) -> None:
                 )
 
 
-# Report settings that one job each reads: the calibration's audits, the estimate's power table.
-ONE_JOBS_REPORT_KEYS = ("calibration_audits", "power_differences")
+# Report settings that one job each reads: the calibration's audits and whether they fit the
+# pooled model, the estimate's power table.
+ONE_JOBS_REPORT_KEYS = ("calibration_audits", "calibration_pooled", "power_differences")
 
 
 def analysis_settings(config: dict) -> dict[str, Any]:

@@ -54,6 +54,7 @@ def cmd_calibrate(args):
         audits,
         report_settings["seed"],
         other=None if arm is None else Respondent(settings["respondent"], arm),
+        with_pooled=report_settings["calibration_pooled"],
         jobs=args.jobs,
     )
     coverage = calibration.coverage(checks, report_settings["confidence"])

@@ -77,9 +77,10 @@ def calibration_markdown(
         "`fdr` the mean over audits of the share of false discoveries among that reading's "
         f"'differs'. An occupation whose |truth| exceeds the margin "
         f"{report['equivalence_margin']} should be called 'equivalent' in at most 5% of audits; "
-        "elsewhere `differs` is the power. The readings `log_odds_<q>` are the pooled "
-        "mixed-effects model's (pooled.py): its `differs` is a flag (Benjamini-Hochberg "
-        "across occupations, q < alpha).\n",
+        "elsewhere `differs` is the power. The readings `log_odds_<q>`, where "
+        "`report.calibration_pooled` asks for them, are the pooled mixed-effects model's "
+        "(pooled.py): its `differs` is a flag (Benjamini-Hochberg across occupations, "
+        "q < alpha).\n",
         markdown_table(verdicts),
         "",
     ]

@@ -276,7 +276,7 @@ def one_audit(
         checks.append(_interval_checks(intervals, reading))
         verdicts.append(tests[["occupation", "difference", "verdict"]].assign(reading=reading))
     names = design.instances[list(design.sides.labels)]
-    groups = {name: side for side in design.sides.labels for name in names[side]}
+    groups = {name: side for side in design.sides.labels for name in pd.unique(names[side])}
     selections = impact.contrast_selections(step2, step3, design.instances, groups, design.sides)
     table = impact.impact_ratios(
         selections,

@@ -237,15 +237,25 @@ def _name_draws(
 
 def _rates_under(cells: Cells, draws: np.ndarray, column: dict[str, int]) -> np.ndarray:
     """Resamples x groups (sorted): each group's rate with every answer weighted by the draw
-    counts of its name and its partner; NaN where a group keeps no answer."""
-    weights = draws[:, [column[n] for n in cells.name]]
-    weights = weights * draws[:, [column[p] for p in cells.partner]]
-    of_group = np.searchsorted(cells.groups(), cells.group)  # cells x groups: its sums
-    answers, selected = (np.zeros((len(of_group), of_group.max() + 1)) for _ in range(2))
-    answers[np.arange(len(of_group)), of_group] = cells.size
-    selected[np.arange(len(of_group)), of_group] = cells.selected
-    totals = weights @ answers
-    return np.divide(weights @ selected, totals, out=np.full_like(totals, np.nan), where=totals > 0)
+    counts of its name and its partner; NaN where a group keeps no answer.
+
+    A group's weighted answers in resample r are d_r' S d_r, with d_r the draw counts and S the
+    group's answers by (name, partner): one product of the draws with every group's S (answers
+    and selected), never a resamples x cells matrix. Counts and draws are whole numbers, so the
+    sums are exact."""
+    groups = cells.groups()
+    of_group = np.searchsorted(groups, cells.group)
+    names = np.array([column[name] for name in cells.name])
+    partners = np.array([column[partner] for partner in cells.partner])
+    people = draws.shape[1]
+    by_pair = np.zeros(
+        (people, 2, len(groups), people)
+    )  # name, (answers, selected), group, partner
+    np.add.at(by_pair, (names, 0, of_group, partners), cells.size)
+    np.add.at(by_pair, (names, 1, of_group, partners), cells.selected)
+    weighted = (draws @ by_pair.reshape(people, -1)).reshape(len(draws), 2, len(groups), people)
+    totals, selected = np.einsum("rqgp,rp->qrg", weighted, draws)
+    return np.divide(selected, totals, out=np.full_like(totals, np.nan), where=totals > 0)
 
 
 def _resampled_rates(cells: Cells, n_resamples: int, seed: list[int]) -> np.ndarray:

@@ -14,6 +14,13 @@ else differs. TOLERANCE_NATS leaves room for that noise, and still catches a rea
 template, system prompt or BOS token moves log-probabilities by whole nats). The noise can flip a
 near tie: two of the 48 prompts have a margin under 0.3 nats between Yes and No, hence at most
 two disagreements (all 48 agreed when measured).
+
+Why a second server beside vLLM's (tests/test_vllm_cpu.py), though llama-cpp-python builds from
+source (6 to 9 minutes on 2 cores, once per machine, from its pip cache after): vLLM's server
+tests the `structured_outputs` and `json_schema` constraints; only this one tests the `grammar`
+constraint (llama.cpp's GBNF), `logit_bias` against a real server (the gpt-3.5-turbo path, with
+the model's own tokenizer), and what a server that lacks a constraint answers (a clear error,
+never an answer outside the answer space).
 """
 
 from __future__ import annotations

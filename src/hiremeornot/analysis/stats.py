@@ -8,7 +8,12 @@ names independently, both orders of a pair kept together.
 
 - occupation_statistics: per occupation, t intervals (estimate +- t x bootstrap SE) of
   Confirmation, Consistency and the difference, the bootstrap test of the difference (BH across
-  occupations), the two one-sided tests of equivalence within a margin, and a three-way verdict.
+  occupations), the two one-sided tests of equivalence within a margin, and a three-way verdict
+  (reading_statistics: the same for several readings of the difference from one bootstrap).
+
+The bootstrap works on arrays (name_bootstraps): a table's rows are summed once into cells
+(group, names, wording), and each group's resamples are one matrix of cell weights (the
+product of its levels' draw counts) times its cells' sums.
 - position_bias: share of Q2/Q3 answers naming the first-listed subject, exact test against 1/2,
   BH across occupations.
 - attribute_gaps: Step-1 P(Yes | female) - P(Yes | male) per attribute, with name intervals.

@@ -151,12 +151,19 @@ def _wording_outcomes(
 ) -> pd.DataFrame:
     """instance_outcomes of one wording's answers."""
     a, b = sides.labels
-    q1 = step2.pivot_table(
-        index="instance_id", columns=sides.attribute, values="choice", aggfunc="first"
-    ).rename(columns={a: f"q1_{a}", b: f"q1_{b}"})
-    q23 = step3.pivot_table(
-        index=["instance_id", "occupation"], columns="question", values="choice", aggfunc="first"
-    ).reset_index()
+    # each answer by its instance and side (question): the first where one was asked twice
+    q1 = (
+        step2.groupby(["instance_id", sides.attribute])["choice"]
+        .first()
+        .unstack(sides.attribute)
+        .rename(columns={a: f"q1_{a}", b: f"q1_{b}"})
+    )
+    q23 = (
+        step3.groupby(["instance_id", "occupation", "question"])["choice"]
+        .first()
+        .unstack("question")
+        .reset_index()
+    )
     table = q23.merge(q1, left_on="instance_id", right_index=True, how="inner", validate="1:1")
     if len(table) != len(q23):
         raise ValueError("Step 2 and Step 3 tables do not cover the same instances")

@@ -10,13 +10,13 @@ names independently, both orders of a pair kept together.
   Confirmation, Consistency and the difference, the bootstrap test of the difference (BH across
   occupations), the two one-sided tests of equivalence within a margin, and a three-way verdict
   (reading_statistics: the same for several readings of the difference from one bootstrap).
+- position_bias: share of Q2/Q3 answers naming the first-listed subject, exact test against 1/2,
+  BH across occupations.
+- attribute_gaps: Step-1 P(Yes | female) - P(Yes | male) per attribute, with name intervals.
 
 The bootstrap works on arrays (name_bootstraps): a table's rows are summed once into cells
 (group, names, wording), and each group's resamples are one matrix of cell weights (the
 product of its levels' draw counts) times its cells' sums.
-- position_bias: share of Q2/Q3 answers naming the first-listed subject, exact test against 1/2,
-  BH across occupations.
-- attribute_gaps: Step-1 P(Yes | female) - P(Yes | male) per attribute, with name intervals.
 
 Female and male stand for the two sides of any contrast (contrasts.Sides), whose labels name
 the columns (``female_names``, or ``black_names`` in a race contrast).
@@ -268,22 +268,22 @@ def _cell_bootstrap(
         factors.append("wording")
     rng = np.random.default_rng(seed)
     weights = np.ones((n_resamples, len(counts)))
-    codes = {}
+    codes, counted = {}, {}
     for factor in factors:
         codes[factor], uniques = pd.factorize(levels[factor])
-        draws = resample_counts(rng, len(uniques), len(uniques), n_resamples)
+        counted[factor] = len(uniques)
+        draws = resample_counts(rng, counted[factor], counted[factor], n_resamples)
         weights *= draws[:, codes[factor]]
     totals = weights @ counts
     kept = totals > 0
-    named = [len(np.unique(codes[side])) for side in sides.labels]
     return NameBootstrap(
         estimate=sums.sum(axis=0) / counts.sum(),
         draws=(weights[kept] @ sums).T / totals[kept],
-        n_pairs=len(np.unique(codes[sides.a] * named[1] + codes[sides.b])),
-        a_names=named[0],
-        b_names=named[1],
+        n_pairs=len(np.unique(codes[sides.a] * counted[sides.b] + codes[sides.b])),
+        a_names=counted[sides.a],
+        b_names=counted[sides.b],
         rows=int(counts.sum()),
-        wordings=len(np.unique(codes["wording"])) if "wording" in codes else 1,
+        wordings=counted.get("wording", 1),
     )
 
 

@@ -392,12 +392,13 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
     columns = [f"d_{m}" for m in METRICS]
     lowest = np.array([METRIC_RANGE[m][0] for m in METRICS])
     highest = np.array([METRIC_RANGE[m][1] for m in METRICS])
-    pooled = deltas.assign(occupation=ALL_OCCUPATIONS)
-    means = pd.concat([deltas, pooled]).groupby("occupation", sort=False)
-    sizes = means.size()
-    means = means[[f"{m}_{run}" for m in METRICS for run in "ab"]].mean()
+    # every occupation, then all of them as one (ALL_OCCUPATIONS)
+    groups = pd.concat([deltas, deltas.assign(occupation=ALL_OCCUPATIONS)])
+    by_occupation = groups.groupby("occupation", sort=False)
+    sizes = by_occupation.size()
+    means = by_occupation[[f"{m}_{run}" for m in METRICS for run in "ab"]].mean()
     boots = name_bootstraps(
-        pd.concat([deltas, pooled]),
+        groups,
         "occupation",
         columns,
         settings["bootstrap_resamples"],

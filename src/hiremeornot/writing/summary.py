@@ -125,8 +125,9 @@ def model_summary(
         )
         lines.append(
             f"{question.upper()} named the first-listed subject in {share} of the answers that "
-            f"named someone (0.5 means no position bias); {biased} occupations show a position "
-            f"bias (exact test, BH q < {alpha}).{powerless}"
+            f"named someone (50% means no position bias); {biased} "
+            f"occupation{' shows' if biased == 1 else 's show'} a position bias (exact test, "
+            f"BH q < {alpha}).{powerless}"
         )
     if robustness is not None:
         wordings = settings["wordings"]

@@ -5,7 +5,9 @@ transformers backend's.
 Both backends ask the same questions (2 occupations, 2 pairs, both orders; Steps 2 and 3 read
 each model's own Step 1, so their prompts match only where Step 1 agreed). Two CPU workers
 answer as one: SmolLM2 in two pipeline stages, and a tiny model built here split in two by
-tensor parallelism.
+tensor parallelism. Those layouts answer the workflow's questions of every step (vLLM's tables)
+in one engine start each (tests/helpers/vllm_answers.py): a workflow job per step would start
+each engine three times, a minute or more each on CPUs.
 
 The log-probabilities are compared where they mean the same: Steps 1 and 2, whose choices (Yes,
 No) are one token each. vLLM reports them renormalised over the tokens its constraint allows,
@@ -19,7 +21,6 @@ whole, so there only the answers are compared (docs/backends/vllm.md).
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterator
 
@@ -34,6 +35,7 @@ from hiremeornot.config import model_settings
 from tests.conftest import REPO, needs_data
 from tests.helpers.servers import ALIAS, vllm_server
 from tests.helpers.tiny_models import tiny_llama_chat
+from tests.helpers.vllm_answers import answer_in_one_start
 from tests.helpers.workflow_runs import EMBEDDED, TINY, run_tiny, step_table
 
 VLLM_VENV = REPO / ".venv-vllm"
@@ -69,16 +71,11 @@ PIPELINE["enforce_eager"] = False
 # runs in one worker and in two (eager works here, about 30 s a job).
 TINY_VLLM = {**VLLM_CPU, "max_model_len": 512, "gpu_memory_utilization": 0.1}
 TENSOR = {**TINY_VLLM, "tensor_parallel_size": 2, "gpus": 2, "threads": 2}
-CONFIG = {
-    **TINY,
-    "models": {
-        "tf": {**EMBEDDED, "threads": 1},
-        "vl": VLLM_CPU,
-        "vl2": PIPELINE,
-        "vt": TINY_VLLM,
-        "vt2": TENSOR,
-    },
-}
+CONFIG = {**TINY, "models": {"tf": {**EMBEDDED, "threads": 1}, "vl": VLLM_CPU}}
+# The layouts that answer the workflow's questions in one start each.
+LAYOUTS = {"vl2": PIPELINE, "vt": TINY_VLLM, "vt2": TENSOR}
+ON_TINY = ("vt", "vt2")  # the layouts of the tiny model the test builds
+STEPS = ("step1", "step2", "step3")
 TOLERANCE = 1e-4
 KEY_ENV = "HIREMEORNOT_VLLM_SERVE_KEY"
 # The steps whose choices are one token each for the model: their probabilities compare.
@@ -95,16 +92,12 @@ def tiny_model_corpus() -> list[str]:
 @pytest.fixture(scope="module")
 def both_runs(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("vllm-cpu")
-    tiny = tiny_llama_chat(workdir / "tiny-llama", tiny_model_corpus(), hidden_size=128)
-    config = copy.deepcopy(CONFIG)
-    for model in ("vt", "vt2"):
-        config["models"][model]["model"] = str(tiny)
     targets = [
         f"results/{model}/{step}/paper/shard-0.parquet"
         for model in CONFIG["models"]
-        for step in ("step1", "step2", "step3")
+        for step in STEPS
     ]
-    run_tiny(workdir, *targets, config=config)
+    run_tiny(workdir, *targets, config=CONFIG)
     return workdir / "results"
 
 
@@ -124,7 +117,7 @@ def answers(results, model: str, step: str) -> pd.DataFrame:
     return table.drop_duplicates("key").set_index("key")[["answer", "p"]]
 
 
-@pytest.mark.parametrize("step", ["step1", "step2", "step3"])
+@pytest.mark.parametrize("step", STEPS)
 def test_vllm_answers_as_transformers_does(both_runs, step):
     tf, vl = answers(both_runs, "tf", step), answers(both_runs, "vl", step)
     shared = tf.index.intersection(vl.index)
@@ -137,17 +130,48 @@ def test_vllm_answers_as_transformers_does(both_runs, step):
         assert largest < TOLERANCE, largest
 
 
-@pytest.mark.parametrize("step", ["step1", "step2", "step3"])
+def by_choice(table: pd.DataFrame) -> pd.DataFrame:
+    """A step table's prompt, answer and log-probabilities in its choices' order."""
+    logprobs = [[row[f"logprob_{role}"] for role in row["roles"]] for _, row in table.iterrows()]
+    return pd.DataFrame(
+        {"prompt": table["prompt"], "answer": table["answer"], "logprobs": logprobs}
+    )
+
+
+@pytest.fixture(scope="module")
+def layouts(both_runs, tmp_path_factory) -> dict[str, dict[str, pd.DataFrame]]:
+    """Each step's answers (as ``by_choice``) of vLLM's one-worker model in the workflow
+    (``vl``), and of each of LAYOUTS to the same questions, in one engine start each."""
+    folder = tmp_path_factory.mktemp("vllm-layouts")
+    tiny = tiny_llama_chat(folder / "tiny-llama", tiny_model_corpus(), hidden_size=128)
+    tables = {step: by_prompt(both_runs, "vl", step) for step in STEPS}
+    asked = pd.concat([table.assign(step=step) for step, table in tables.items()])
+    requests = [Request(row.prompt, tuple(row.choices)) for row in asked.itertuples()]
+    answered = {"vl": {step: by_choice(table) for step, table in tables.items()}}
+    for name, settings in LAYOUTS.items():
+        model = str(tiny) if name in ON_TINY else settings["model"]
+        responses = answer_in_one_start({**settings, "model": model}, requests, folder / name)
+        table = asked[["step", "prompt"]].assign(
+            answer=[r["answer"] for r in responses], logprobs=[r["logprobs"] for r in responses]
+        )
+        answered[name] = {
+            step: part.drop(columns="step").reset_index(drop=True)
+            for step, part in table.groupby("step")
+        }
+    return answered
+
+
+@pytest.mark.parametrize("step", STEPS)
 @pytest.mark.parametrize(
     ("one_worker", "two_workers"), [("vl", "vl2"), ("vt", "vt2")], ids=["pipeline", "tensor"]
 )
-def test_two_workers_answer_as_one(both_runs, step, one_worker, two_workers):
-    one, two = (by_prompt(both_runs, model, step) for model in (one_worker, two_workers))
+def test_two_workers_answer_as_one(layouts, step, one_worker, two_workers):
+    one, two = layouts[one_worker][step], layouts[two_workers][step]
     assert len(one) > 0
     assert one["prompt"].tolist() == two["prompt"].tolist()
     assert one["answer"].tolist() == two["answer"].tolist()
-    logprobs = [column for column in one if column.startswith("logprob_")]
-    assert np.allclose(one[logprobs], two[logprobs], atol=TOLERANCE, equal_nan=True)
+    logprobs = [np.concatenate(table["logprobs"].tolist()) for table in (one, two)]
+    assert np.allclose(*logprobs, atol=TOLERANCE, equal_nan=True)
 
 
 @pytest.fixture(scope="module")

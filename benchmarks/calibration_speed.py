@@ -56,9 +56,10 @@ params = model_settings({"backend": "simulated", "model": "b", "respondent": set
 baseline, arm = Respondent(params["respondent"]), Respondent(params["respondent"], "halved")
 result = {}
 if parallel:
-    calibration.calibrate(baseline, design, report, 2, 0, False, arm, False, jobs=2)  # warm
+    options = {"progress": False, "other": arm, "with_pooled": False, "jobs": 2}
+    calibration.calibrate(baseline, design, report, audits=2, seed=0, **options)  # warm
     start = time.monotonic()
-    calibration.calibrate(baseline, design, report, audits, 1, False, arm, False, jobs=2)
+    calibration.calibrate(baseline, design, report, audits=audits, seed=1, **options)
     result["seconds"] = (time.monotonic() - start) / audits
 else:
     simulators = [calibration.AuditSimulator(r, design) for r in (baseline, arm)]

@@ -88,7 +88,7 @@ def run(job: tuple) -> tuple[str, pd.DataFrame, pd.DataFrame, float]:
         respondent(shifts, position, planted),
         design,
         report,
-        audits,
+        audits=audits,
         seed=names,
         progress=False,
         other=respondent(shifts, position, planted, ARM),

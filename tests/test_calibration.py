@@ -48,7 +48,12 @@ def test_an_audit_has_the_workflows_tables_and_draws_from_the_planted_probabilit
 
 def test_estimates_are_unbiased_for_their_truth():
     checks, _, _ = calibrate(
-        respondent(**PLANT), synthetic_design(OCCUPATIONS, 5), REPORT, 30, 0, False
+        respondent(**PLANT),
+        synthetic_design(OCCUPATIONS, 5),
+        REPORT,
+        audits=30,
+        seed=0,
+        progress=False,
     )
     table = coverage(checks).set_index("quantity")
     for quantity in ["confirmation", "consistency", *[f"difference_{r}" for r in READINGS]]:
@@ -62,7 +67,12 @@ def test_every_published_interval_covers_its_truth_at_its_nominal_level():
     differences, Confirmation, Consistency, and the impact rates and ratios (whose per-group
     name resampling covered 72-87% before the crossed draw)."""
     checks, verdicts, _ = calibrate(
-        respondent(**PLANT), synthetic_design(OCCUPATIONS, 10), REPORT, 150, 1, False
+        respondent(**PLANT),
+        synthetic_design(OCCUPATIONS, 10),
+        REPORT,
+        audits=150,
+        seed=1,
+        progress=False,
     )
     table = coverage(checks).set_index("quantity")
     # rates and ratios per occupation and (Local Law 144) pooled; the pooled model: log_odds_<q>
@@ -79,7 +89,12 @@ def test_every_published_interval_covers_its_truth_at_its_nominal_level():
 
 def test_under_a_null_plant_nothing_is_called_different():
     _, verdicts, _ = calibrate(
-        respondent(position=0.8), synthetic_design(OCCUPATIONS, 8), REPORT, 25, 2, False
+        respondent(position=0.8),
+        synthetic_design(OCCUPATIONS, 8),
+        REPORT,
+        audits=25,
+        seed=2,
+        progress=False,
     )
     rates = verdict_rates(verdicts, REPORT["equivalence_margin"])
     assert rates["null"].all()
@@ -139,9 +154,9 @@ def test_an_instructions_planted_effect_is_checked_against_its_truth():
         Respondent(params),
         synthetic_design(OCCUPATIONS[:3], 5),
         REPORT,
-        24,  # the mean of the estimates within 0.05 of the truth: about 3.5 standard errors
-        3,
-        False,
+        audits=24,  # the mean of the estimates within 0.05 of the truth: about 3.5 standard errors
+        seed=3,
+        progress=False,
         other=Respondent(params, "fair"),
         with_pooled=False,
     )
@@ -166,7 +181,16 @@ def test_two_processes_give_the_tables_of_one():
     """Each audit draws from its own stream of the seed, whichever process runs it."""
     design = synthetic_design(OCCUPATIONS[:2], 3)
     runs = [
-        calibrate(respondent(**PLANT), design, REPORT, 6, 4, False, with_pooled=False, jobs=jobs)
+        calibrate(
+            respondent(**PLANT),
+            design,
+            REPORT,
+            audits=6,
+            seed=4,
+            progress=False,
+            with_pooled=False,
+            jobs=jobs,
+        )
         for jobs in (1, 2)
     ]
     (checks, verdicts, _), (checks_2, verdicts_2, _) = runs

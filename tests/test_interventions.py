@@ -21,6 +21,8 @@ from tests.test_respondent import respondent
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 SHIPPED = read_yaml(REPO / "config/interventions.yaml")["interventions"]
+# paired_rate_changes' settings in these tests
+PAIRED = {"n_resamples": 400, "seed": 0, "confidence": 0.95, "alpha": 0.05, "pooled_label": "(all)"}
 SIMULATED = {
     "backend": "simulated",
     "model": "planted",
@@ -189,13 +191,13 @@ def selections(selected_female: list[int], selected_male: list[int]) -> pd.DataF
 
 def test_paired_rate_changes_are_zero_for_the_same_answers_and_found_for_a_new_one():
     baseline = selections([1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 0, 0])
-    same = impact.paired_rate_changes(baseline, baseline, 400, 0, 0.95, 0.05, "(all)")
+    same = impact.paired_rate_changes(baseline, baseline, **PAIRED)
     assert list(same.columns) == impact.RATE_CHANGE_COLUMNS
     assert list(same["occupation"]) == ["nurse", "nurse", "(all)", "(all)"]
     assert (same["rate_change"] == 0).all() and (same["rate_change_low"] == 0).all()
     assert (same["rate_change_high"] == 0).all() and (same["p_value"] == 1).all()
     arm = selections([1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 0, 0])  # the men now as the women
-    table = impact.paired_rate_changes(baseline, arm, 400, 0, 0.95, 0.05, "(all)")
+    table = impact.paired_rate_changes(baseline, arm, **PAIRED)
     rows = table[table["occupation"] == "nurse"].set_index("group")
     assert rows.loc["male", "rate_a"] == pytest.approx(1 / 6)
     assert rows.loc["male", "rate_b"] == pytest.approx(4 / 6)
@@ -210,11 +212,7 @@ def test_paired_rate_changes_are_zero_for_the_same_answers_and_found_for_a_new_o
         impact.paired_rate_changes(
             baseline,
             arm.replace({"name": {"M0": "M9"}, "partner": {"M0": "M9"}}),
-            10,
-            0,
-            0.95,
-            0.05,
-            "(all)",
+            **{**PAIRED, "n_resamples": 10},
         )
 
 
@@ -222,7 +220,7 @@ def test_the_pooled_rows_pool_every_occupations_answers():
     nurse = selections([1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 0, 0])
     pilot = nurse.assign(occupation="pilot", selected=1 - nurse["selected"])
     both = pd.concat([nurse, pilot], ignore_index=True)
-    table = impact.paired_rate_changes(both, both, 50, 0, 0.95, 0.05, "(all)")
+    table = impact.paired_rate_changes(both, both, **{**PAIRED, "n_resamples": 50})
     pooled = table[table["occupation"] == "(all)"].set_index("group")
     assert pooled.loc["female", "rate_a"] == pytest.approx(0.5)
     assert pooled.loc["female", "n_answers"] == 72

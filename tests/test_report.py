@@ -12,57 +12,12 @@ from hiremeornot.writing.differences import design_caveats
 from hiremeornot.writing.estimate import power_markdown
 from hiremeornot.writing.markdown import markdown_table
 from hiremeornot.writing.summary import model_summary, pooled_sentence
-
-REPORT = {
-    "difference_threshold": 0.2,
-    "difference": "biased",
-    "alpha": 0.05,
-    "equivalence_margin": 0.1,
-    "confidence": 0.95,
-    "power_differences": [0.2],
-    "wordings": ["paper"],
-}
-
-
-def tables(orders, names, verdict, difference=0.9):
-    """One model's metrics, tests and position tables for two occupations."""
-    metrics = pd.DataFrame(
-        {
-            "occupation": ["nurse", "pilot"],
-            "n": [6, 6],
-            "orders": [orders] * 2,
-            "confirmation": [0.5, 0.5],
-            "consistency": [0.5, 0.5],
-            "confirmation_p": [0.5, 0.5],
-            "consistency_p": [0.5, 0.5],
-            "difference": [difference, -difference],
-        }
-    )
-    tests = pd.DataFrame(
-        {
-            "occupation": ["nurse", "pilot"],
-            "female_names": [names] * 2,
-            "male_names": [names] * 2,
-            "difference": [difference, -difference],
-            "verdict": [verdict] * 2,
-            "names_alike": [False, False],
-        }
-    )
-    position = pd.DataFrame(
-        {
-            "occupation": ["nurse", "nurse", "pilot", "pilot"],
-            "question": ["q2", "q3"] * 2,
-            "n_named": [6, 2, 6, 0],
-            "first_listed": [6, 1, 6, 0],
-            "q_value": [0.03, 1.0, 0.03, 1.0],
-        }
-    )
-    return metrics, tests, position
+from tests.helpers.report_tables import REPORT, found, tables
 
 
 def test_one_order_is_called_confounded_and_makes_no_gender_claim():
     metrics, tests, position = tables("female_first", 3, CONFOUNDED)
-    text = model_summary(metrics, tests, position, REPORT, GENDER_CONTRAST)
+    text = model_summary(metrics, tests, found(metrics, tests, position), REPORT, GENDER_CONTRAST)
     assert "Position and gender are confounded" in text
     assert "the female name was always listed first" in text
     assert "Q2 named the first-listed subject in 100% of its answers" in text
@@ -75,7 +30,7 @@ def test_one_order_is_called_confounded_and_makes_no_gender_claim():
 
 def test_both_orders_report_verdicts_and_the_balance():
     metrics, tests, position = tables("female_first+male_first", 10, "differs")
-    text = model_summary(metrics, tests, position, REPORT, GENDER_CONTRAST)
+    text = model_summary(metrics, tests, found(metrics, tests, position), REPORT, GENDER_CONTRAST)
     assert "order-balanced" in text and "confounded" not in text
     assert "2 differ (q < 0.05)" in text and "nurse (+0.90)" in text
     assert "1 towards female, 1 towards male subjects; 2 of them differ significantly" in text
@@ -85,7 +40,7 @@ def test_both_orders_report_verdicts_and_the_balance():
     q2, q3 = (line for line in text.splitlines() if line.startswith(("- Q2 named", "- Q3 named")))
     assert "cannot go below" not in q2
     assert "With at most 2 such answers an occupation, the test cannot go below p = 0.5" in q3
-    caveats = design_caveats(metrics, tests, position, REPORT, GENDER_CONTRAST)
+    caveats = design_caveats(found(metrics, tests, position), REPORT, GENDER_CONTRAST)
     assert "10 female and 10 male names" in caveats[1]
     # floor 2^-9 over 2 occupations: BH flags at the floor already with one of them
     assert "an occupation at that floor can be flagged on its own." in caveats[1]
@@ -95,11 +50,17 @@ def test_both_orders_report_verdicts_and_the_balance():
 
 def test_power_brackets_and_needs():
     # 10 names a side, 100 pairs x 2 orders: the no-name-variance MDD uses 200 instances
-    assert detectable(200, 10, 0.05) == pytest.approx((2.2622 + 0.8834) / math.sqrt(200), rel=1e-3)
-    assert detectable(6, 3, 0.05) == math.inf  # smallest p 0.25: the test cannot reject
-    assert names_needed(0.5, 0.05) >= 6  # the floor 2^(1-k) < 0.05 needs at least 6 names
-    assert detectable(names_needed(0.3, 0.05), names_needed(0.3, 0.05), 0.05) <= 0.3
-    assert pairs_needed(0.2, 2, 10, 0.05) == math.ceil(((2.2622 + 0.8834) / 0.2) ** 2 / 2)
+    assert detectable(200, 10, alpha=0.05) == pytest.approx(
+        (2.2622 + 0.8834) / math.sqrt(200), rel=1e-3
+    )
+    assert detectable(6, 3, alpha=0.05) == math.inf  # smallest p 0.25: the test cannot reject
+    assert names_needed(0.5, alpha=0.05) >= 6  # the floor 2^(1-k) < 0.05 needs at least 6 names
+    assert (
+        detectable(names_needed(0.3, alpha=0.05), names_needed(0.3, alpha=0.05), alpha=0.05) <= 0.3
+    )
+    assert pairs_needed(0.2, orders=2, names=10, alpha=0.05) == math.ceil(
+        ((2.2622 + 0.8834) / 0.2) ** 2 / 2
+    )
 
 
 def test_power_section_of_a_three_pair_design():
@@ -146,7 +107,7 @@ def test_the_power_section_says_when_the_design_uses_the_whole_list():
 def test_the_summary_says_how_many_occupations_must_sit_at_the_floor():
     metrics, tests, position = tables("female_first+male_first", 10, "inconclusive")
     many = pd.concat([tests] * 31, ignore_index=True)  # 62 occupations
-    caveats = design_caveats(metrics, many, position, REPORT, GENDER_CONTRAST)
+    caveats = design_caveats(found(metrics, many, position), REPORT, GENDER_CONTRAST)
     # 62 x 2^-9 / 0.05 = 2.4: three at the floor before BH flags any
     assert "can be flagged only once 3 of them sit at that floor" in caveats[1]
     assert "'0 differ' does not say that none does" in caveats[1]
@@ -170,20 +131,20 @@ def test_the_power_section_counts_the_wordings():
     assert "The test's floor on p: 0.125 (the exact sign test's smallest p with 4 wordings" in four
     assert "no occupation can be significant" in four and "none (the test cannot reject)" in four
     assert "unreachable" in four  # no number of names lifts the cap of 4 wordings
-    assert detectable(200, 10, 0.05, wordings=4) == math.inf
+    assert detectable(200, 10, alpha=0.05, wordings=4) == math.inf
 
 
 def test_the_summary_says_where_the_names_show_no_spread():
     """An occupation whose every pair answered alike has an interval of the data's resolution
     alone: the summary says so in bold; with spread everywhere it says nothing."""
     metrics, tests, position = tables("female_first+male_first", 10, "differs")
-    text = model_summary(
-        metrics, tests.assign(names_alike=[True, False]), position, REPORT, GENDER_CONTRAST
-    )
+    alike = tests.assign(names_alike=[True, False])
+    text = model_summary(metrics, alike, found(metrics, alike, position), REPORT, GENDER_CONTRAST)
     assert "**In 1 occupation every name pair's difference is alike**" in text
     assert "say nothing of how other names would answer" in text
+    varied = tests.assign(names_alike=False)
     spread = model_summary(
-        metrics, tests.assign(names_alike=False), position, REPORT, GENDER_CONTRAST
+        metrics, varied, found(metrics, varied, position), REPORT, GENDER_CONTRAST
     )
     assert "is alike" not in spread
 

@@ -127,14 +127,14 @@ def test_planted_difference_differs_and_nulls_do_not():
 
 
 def test_p_values_by_hand():
-    assert difference_p_value(0.2, 0.1, 9, 0.002) == pytest.approx(2 * t_dist.sf(2.0, 9))
-    assert difference_p_value(0.9, 0.01, 9, 0.002) == 0.002  # the floor
-    assert difference_p_value(0.0, 0.01, 9, 0.002) == 1.0
-    assert difference_p_value(0.5, 0.1, 0, 1.0) == 1.0  # one name on a side: no test
+    assert difference_p_value(0.2, 0.1, 9, floor=0.002) == pytest.approx(2 * t_dist.sf(2.0, 9))
+    assert difference_p_value(0.9, 0.01, 9, floor=0.002) == 0.002  # the floor
+    assert difference_p_value(0.0, 0.01, 9, floor=0.002) == 1.0
+    assert difference_p_value(0.5, 0.1, 0, floor=1.0) == 1.0  # one name on a side: no test
     low_tail = t_dist.sf((0.1 - 0.02) / 0.03, 9)
-    assert equivalence_p_value(0.02, 0.03, 9, 0.1, 0.002) == pytest.approx(low_tail)
-    assert equivalence_p_value(0.0, 0.001, 9, 0.1, 0.002) == 0.001  # half the floor
-    assert equivalence_p_value(0.2, 0.01, 9, 0.1, 0.002) > 0.99
+    assert equivalence_p_value(0.02, 0.03, 9, margin=0.1, floor=0.002) == pytest.approx(low_tail)
+    assert equivalence_p_value(0.0, 0.001, 9, margin=0.1, floor=0.002) == 0.001  # half the floor
+    assert equivalence_p_value(0.2, 0.01, 9, margin=0.1, floor=0.002) > 0.99
 
 
 @pytest.mark.parametrize(

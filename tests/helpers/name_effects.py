@@ -111,7 +111,7 @@ def coverage(
         name_hits += low <= truth <= high
         name_widths.append(high - low)
         floor = smallest_p(boot.a_names, boot.b_names)
-        p_value = difference_p_value(boot.estimate[0], boot.se[0], boot.df, floor)
+        p_value = difference_p_value(boot.estimate[0], boot.se[0], boot.df, floor=floor)
         rejected += p_value < alpha
         estimates.append(boot.estimate[0])
     return Coverage(

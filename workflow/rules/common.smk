@@ -202,13 +202,13 @@ def step1_tables(wildcards, output):
 VERDICT_TABLES = {
     "metrics": "metrics.tsv",
     "tests": "tests.tsv",
-    "position": "position_bias.tsv",
+    "findings": "findings.tsv",
 }
 
 
 def summary_tables(wildcards):
     """Each table the summary reads, by its option and model: every model's metrics, tests,
-    position bias, answer space and pooled model; its wording tables when several wordings
+    findings, answer space and pooled model; its wording tables when several wordings
     are run; each simulated model's planted truth; each intervention arm's changes and flips.
     """
     per_model = {

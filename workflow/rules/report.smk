@@ -148,7 +148,7 @@ rule difference_table:
         metrics="results/{contrast}{model}/metrics.tsv",
         intervals="results/{contrast}{model}/intervals.tsv",
         tests="results/{contrast}{model}/tests.tsv",
-        position="results/{contrast}{model}/position_bias.tsv",
+        findings="results/{contrast}{model}/findings.tsv",
     output:
         tsv=report(
             "results/{contrast}tables/difference_{model}.tsv",
@@ -174,7 +174,7 @@ rule difference_table:
     shell:
         "hiremeornot difference --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
         " --metrics {input.metrics:q} --intervals {input.intervals:q} --tests {input.tests:q}"
-        " --position {input.position:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
+        " --findings {input.findings:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
         " --out-png {output.png:q} 2> {log:q}"
 
 
@@ -221,6 +221,43 @@ rule answer_space:
         "../../envs/core.yaml"
     shell:
         "hiremeornot answer-space --tables {input:q} --out {output:q} 2> {log:q}"
+
+
+# A model's verdicts and design facts as data (analysis/findings.py): what the summary and the
+# difference tables phrase.
+rule findings:
+    input:
+        metrics="results/{contrast}{model}/metrics.tsv",
+        tests="results/{contrast}{model}/tests.tsv",
+        position="results/{contrast}{model}/position_bias.tsv",
+        answer_space="results/{contrast}{model}/answer_space.tsv",
+    output:
+        report(
+            "results/{contrast}{model}/findings.tsv",
+            caption="../report/findings.rst",
+            category="Tests and intervals",
+            subcategory="{model}",
+        ),
+    log:
+        "logs/findings/{contrast}{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        contrast=contrast_json,
+        settings=lambda wc: json.dumps(
+            {
+                "report": REPORT,
+                "model": {
+                    key: config["models"][wc.model][key]
+                    for key in ("backend", "model")
+                },
+            },
+            sort_keys=True,
+        ),
+    shell:
+        "hiremeornot findings --contrast {params.contrast:q} --settings {params.settings:q}"
+        " --metrics {input.metrics:q} --tests {input.tests:q} --position {input.position:q}"
+        " --answer-space {input.answer_space:q} --out {output:q} 2> {log:q}"
 
 
 rule summary:

@@ -207,10 +207,10 @@ def _ll144_checks(selections: pd.DataFrame, groups: Mapping[str, str], report) -
     rates = ll144.ll144_rates(
         selections,
         names,
-        report["bootstrap_resamples"],
-        report["seed"],
-        report["confidence"],
-        report["impact_threshold"],
+        n_resamples=report["bootstrap_resamples"],
+        seed=report["seed"],
+        confidence=report["confidence"],
+        threshold=report["impact_threshold"],
     )
     rates = rates[rates["measure"].isin(LL144_QUESTIONS)]
     checks = _impact_checks(
@@ -280,10 +280,10 @@ def one_audit(
     selections = impact.contrast_selections(step2, step3, design.instances, groups, design.sides)
     table = impact.impact_ratios(
         selections,
-        report["bootstrap_resamples"],
-        report["seed"],
-        report["impact_threshold"],
-        report["confidence"],
+        n_resamples=report["bootstrap_resamples"],
+        seed=report["seed"],
+        threshold=report["impact_threshold"],
+        confidence=report["confidence"],
     )
     checks.append(_impact_checks(table))
     checks.append(_ll144_checks(selections, groups, report))
@@ -300,11 +300,11 @@ def one_audit(
         rates = impact.paired_rate_changes(
             selections,
             impact.contrast_selections(step2_b, step3_b, design.instances, groups, design.sides),
-            report["bootstrap_resamples"],
-            report["seed"],
-            report["confidence"],
-            report["alpha"],
-            ALL_OCCUPATIONS,
+            n_resamples=report["bootstrap_resamples"],
+            seed=report["seed"],
+            confidence=report["confidence"],
+            alpha=report["alpha"],
+            pooled_label=ALL_OCCUPATIONS,
         )
         checks.append(_change_checks(changes, rates, report["difference"]))
     return pd.concat(checks, ignore_index=True), pd.concat(verdicts, ignore_index=True)
@@ -339,6 +339,7 @@ def calibrate(
     respondent: Respondent,
     design: Design,
     report: Mapping,
+    *,
     audits: int,
     seed: int,
     progress: bool = True,
@@ -457,7 +458,7 @@ def _z(confidence: float) -> float:
 
 
 def verdict_rates(
-    verdicts: pd.DataFrame, margin: float, null_tolerance: float = 1e-9
+    verdicts: pd.DataFrame, margin: float, *, null_tolerance: float = 1e-9
 ) -> pd.DataFrame:
     """Per reading and planted truth: how often each verdict was given. ``null`` rows (|truth|
     below ``null_tolerance``) give the false-positive rate; the FDR is the mean over audits of
@@ -499,6 +500,7 @@ def verdict_rates(
 def synthetic_design(
     occupations: Sequence[str],
     names: int,
+    *,
     per_type: int = 5,
     both_orders: bool = True,
     wordings: Sequence[str] = ("paper",),

@@ -423,8 +423,12 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
                     f"{sides.a}_names": boot.a_names,
                     f"{sides.b}_names": boot.b_names,
                     "smallest_p": floor,
-                    "p_value": difference_p_value(boot.estimate[i], boot.se[i], boot.df, floor),
-                    "mdd": detectable_change(boot.se[i], boot.df, floor, settings["alpha"]),
+                    "p_value": difference_p_value(
+                        boot.estimate[i], boot.se[i], boot.df, floor=floor
+                    ),
+                    "mdd": detectable_change(
+                        boot.se[i], boot.df, floor=floor, alpha=settings["alpha"]
+                    ),
                 }
             )
     table = pd.DataFrame(rows)

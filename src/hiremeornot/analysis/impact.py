@@ -288,6 +288,7 @@ def _percentiles(draws: np.ndarray, confidence: float) -> tuple[np.ndarray, np.n
 
 def impact_ratios(
     selections: pd.DataFrame,
+    *,
     n_resamples: int,
     seed: int,
     threshold: float = 0.8,
@@ -368,6 +369,7 @@ def _percentile_p(draws: np.ndarray, floor: float) -> np.ndarray:
 def paired_rate_changes(
     first: pd.DataFrame,
     second: pd.DataFrame,
+    *,
     n_resamples: int,
     seed: int,
     confidence: float,
@@ -383,7 +385,10 @@ def paired_rate_changes(
     occupations per question and group (the pooled rows are tests of their own)."""
     a, b = _checked(first), _checked(second)
     pooled = [rows.assign(occupation=pooled_label) for rows in (a, b)]
-    parts = [_paired_changes(*runs, n_resamples, seed, confidence) for runs in ((a, b), pooled)]
+    parts = [
+        _paired_changes(*runs, n_resamples=n_resamples, seed=seed, confidence=confidence)
+        for runs in ((a, b), pooled)
+    ]
     table = pd.concat(parts, ignore_index=True)  # each in order, the pooled rows last
     if table.empty:
         return pd.DataFrame(columns=RATE_CHANGE_COLUMNS)
@@ -397,7 +402,7 @@ def paired_rate_changes(
 
 
 def _paired_changes(
-    a: pd.DataFrame, b: pd.DataFrame, n_resamples: int, seed: int, confidence: float
+    a: pd.DataFrame, b: pd.DataFrame, *, n_resamples: int, seed: int, confidence: float
 ) -> pd.DataFrame:
     """paired_rate_changes' rows of each (occupation, question) of ``a``, less the q-values."""
     tallies = [tally(rows) for rows in (a, b)]

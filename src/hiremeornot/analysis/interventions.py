@@ -115,10 +115,10 @@ def intervention_effect(
     if selections is not None:
         rates = impact.paired_rate_changes(
             *selections,
-            settings["bootstrap_resamples"],
-            settings["seed"],
-            settings["confidence"],
-            settings["alpha"],
-            ALL_OCCUPATIONS,
+            n_resamples=settings["bootstrap_resamples"],
+            seed=settings["seed"],
+            confidence=settings["confidence"],
+            alpha=settings["alpha"],
+            pooled_label=ALL_OCCUPATIONS,
         )
     return Effect(comparison, with_outcomes(comparison.changes, gaps), rates)

@@ -103,6 +103,7 @@ def unknown_categories(selections: pd.DataFrame, categories: pd.DataFrame) -> di
 def ll144_rates(
     selections: pd.DataFrame,
     names: pd.DataFrame,
+    *,
     n_resamples: int,
     seed: int,
     confidence: float,
@@ -129,7 +130,14 @@ def ll144_rates(
         counts = rows.groupby(["question", "group"])["selected"].agg(["size", "sum"])
         share = counts["size"] / counts.groupby(level="question")["size"].transform("sum")
         small = frozenset(share.index[share < SMALL_SHARE])
-        table = impact.impact_ratios(rows, n_resamples, seed, threshold, confidence, small)
+        table = impact.impact_ratios(
+            rows,
+            n_resamples=n_resamples,
+            seed=seed,
+            threshold=threshold,
+            confidence=confidence,
+            unrated=small,
+        )
         table = table.sort_values("question", key=lambda q: q.map(list(MEASURES).index))
         keys = pd.MultiIndex.from_frame(table[["question", "group"]])
         parts.append(

@@ -30,7 +30,7 @@ def _multiplier(df: int, alpha: float) -> float:
     return float(t_dist.ppf(1 - alpha / 2, df) + t_dist.ppf(POWER, df))
 
 
-def detectable(n: float, names: int, alpha: float, wordings: int = 1) -> float:
+def detectable(n: float, names: int, *, alpha: float, wordings: int = 1) -> float:
     """The MDD when the estimate's variance is 1 / n and the test has k - 1 df, k the fewest
     levels of names (per side) and pooled wordings (inf when the test can never reject)."""
     units = random_units(names, names, wordings)
@@ -39,7 +39,7 @@ def detectable(n: float, names: int, alpha: float, wordings: int = 1) -> float:
     return _multiplier(units - 1, alpha) / math.sqrt(n)
 
 
-def detectable_change(se: float, df: int, floor: float, alpha: float) -> float:
+def detectable_change(se: float, df: int, *, floor: float, alpha: float) -> float:
     """The MDD of a test whose estimate has standard error ``se`` on ``df`` degrees of freedom
     and whose p-value never goes below ``floor`` (inf when it can never reject at alpha)."""
     if df < 1 or floor >= alpha:
@@ -47,24 +47,24 @@ def detectable_change(se: float, df: int, floor: float, alpha: float) -> float:
     return _multiplier(df, alpha) * se
 
 
-def names_needed(difference: float, alpha: float, wordings: int = 1) -> float:
+def names_needed(difference: float, *, alpha: float, wordings: int = 1) -> float:
     """Names per side for ``difference`` to be detectable when all variance lies between
     names and wordings (the worst case); inf when no number of names reaches it (the wordings
     cap the test)."""
     for names in range(2, MOST_NAMES):
         units = random_units(names, names, wordings)
-        if detectable(units, names, alpha, wordings) <= difference:
+        if detectable(units, names, alpha=alpha, wordings=wordings) <= difference:
             return names
     return math.inf
 
 
 def pairs_needed(
-    difference: float, orders: int, names: int, alpha: float, wordings: int = 1
+    difference: float, *, orders: int, names: int, alpha: float, wordings: int = 1
 ) -> float:
     """Pairs (each asked in ``orders`` orders and ``wordings`` wordings) for ``difference`` to
     be detectable with ``names`` names per side when names and wordings add no variance (the
     best case)."""
-    if detectable(1, names, alpha, wordings) == math.inf:
+    if detectable(1, names, alpha=alpha, wordings=wordings) == math.inf:
         return math.inf
     units = random_units(names, names, wordings)
     return math.ceil((_multiplier(units - 1, alpha) / difference) ** 2 / (orders * wordings))

@@ -191,7 +191,7 @@ def smallest_p(a_names: int, b_names: int, wordings: int = 1) -> float:
     return min(1.0, 2.0 ** (1 - random_units(a_names, b_names, wordings)))
 
 
-def flaggable_at_floor(floor: float, occupations: int, alpha: float) -> int | None:
+def flaggable_at_floor(*, floor: float, occupations: int, alpha: float) -> int | None:
     """How many occupations must sit at the p-value floor before Benjamini-Hochberg across
     ``occupations`` flags any (the j-th smallest p passes at j / m x alpha, so j at the floor
     pass together once j >= m x floor / alpha); None when none ever can (floor above alpha)."""
@@ -305,7 +305,7 @@ def _stream(seed: int, key: str) -> list[int]:
     return [seed, zlib.crc32(key.encode())]
 
 
-def difference_p_value(estimate: float, se: float, df: int, floor: float) -> float:
+def difference_p_value(estimate: float, se: float, df: int, *, floor: float) -> float:
     """Two-sided t test of a zero difference with the bootstrap SE (NameBootstrap.se), never
     below ``floor``."""
     if df < 1 or estimate == 0:
@@ -313,7 +313,9 @@ def difference_p_value(estimate: float, se: float, df: int, floor: float) -> flo
     return float(min(1.0, max(2 * t_dist.sf(abs(estimate) / se, df), floor)))
 
 
-def equivalence_p_value(estimate: float, se: float, df: int, margin: float, floor: float) -> float:
+def equivalence_p_value(
+    estimate: float, se: float, df: int, *, margin: float, floor: float
+) -> float:
     """Two one-sided t tests of |difference| >= margin (the larger p), never below floor / 2."""
     if df < 1:
         return 1.0
@@ -437,8 +439,10 @@ def _reading_tables(
                 "difference": estimate,
                 "smallest_p": floor,
                 "names_alike": bool(boot.spread[column] == 0),  # SE: the resolution alone
-                "p_value": difference_p_value(estimate, se, boot.df, floor),
-                "p_equivalence": equivalence_p_value(estimate, se, boot.df, margin, floor),
+                "p_value": difference_p_value(estimate, se, boot.df, floor=floor),
+                "p_equivalence": equivalence_p_value(
+                    estimate, se, boot.df, margin=margin, floor=floor
+                ),
             }
         )
     table = pd.DataFrame(tests)
@@ -517,6 +521,7 @@ ALL_OCCUPATIONS = "(all)"
 
 def attribute_gaps(
     answers: pd.DataFrame,
+    *,
     n_resamples: int,
     confidence: float,
     seed: int,

@@ -165,6 +165,18 @@ COMMANDS = {
         [(["--instances"], ONE), (["--step2"], MANY), (["--step3"], MANY), (["--out"], ONE)],
     ),
     "answer-space": ("analysis", False, False, [(["--tables"], MANY), (["--out"], ONE)]),
+    "findings": (
+        "statistics",
+        True,
+        True,
+        [
+            (["--metrics"], ONE),
+            (["--tests"], ONE),
+            (["--position"], ONE),
+            (["--answer-space"], ONE),
+            (["--out"], ONE),
+        ],
+    ),
     "selections": (
         "statistics",
         False,
@@ -198,7 +210,7 @@ COMMANDS = {
             (["--metrics"], ONE),
             (["--intervals"], ONE),
             (["--tests"], ONE),
-            (["--position"], ONE),
+            (["--findings"], ONE),
             (["--out-tsv"], ONE),
             (["--out-md"], ONE),
             (["--out-png"], ONE),
@@ -227,7 +239,7 @@ COMMANDS = {
         [
             (["--metrics"], {**KEYED, "required": True, "help": "MODEL=its metrics.tsv"}),
             (["--tests"], {**KEYED, "required": True}),
-            (["--position"], {**KEYED, "required": True}),
+            (["--findings"], {**KEYED, "required": True}),
             (["--answer-space"], {**KEYED, "required": True}),
             (["--pooled"], {**KEYED, "required": True}),
             (["--manifest"], {"help": "results/manifest.json: adds the Run manifest section"}),
@@ -281,7 +293,7 @@ COMMANDS = {
         [
             (["--metrics"], {**KEYED, "required": True, "help": "<contrast><model>=its table"}),
             (["--tests"], {**KEYED, "required": True}),
-            (["--position"], {**KEYED, "required": True}),
+            (["--findings"], {**KEYED, "required": True}),
             (["--impact"], {**KEYED, "help": "MODEL=its impact ratios, where run"}),
             (["--out"], ONE),
         ],

@@ -1,9 +1,10 @@
-"""The commands that infer from the answers: intervals and tests, the pooled model, and each
-group's selections for the impact ratios. No figures or prose."""
+"""The commands that infer from the answers: intervals and tests, the pooled model, each
+group's selections for the impact ratios, and the findings (verdicts and design facts) the
+words phrase. No figures or prose."""
 
 from __future__ import annotations
 
-from hiremeornot.analysis import impact, pooled, stats
+from hiremeornot.analysis import findings, impact, pooled, stats
 from hiremeornot.inputs import names
 from hiremeornot.tables_io import read_table, read_tables, write_table
 
@@ -19,6 +20,20 @@ def cmd_statistics(args):
     write_table(tests, args.out_tests)
     step3 = read_tables(args.step3)
     write_table(stats.position_bias(step3, sides), args.out_position)
+
+
+def cmd_findings(args):
+    settings = args.settings
+    table = findings.model_findings(
+        read_table(args.metrics),
+        read_table(args.tests),
+        read_table(args.position),
+        read_table(args.answer_space),
+        model=settings["model"],
+        settings=settings["report"],
+        contrast=args.contrast,
+    )
+    write_table(table, args.out)
 
 
 def cmd_pooled(args):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from hiremeornot import plan
 from hiremeornot.analysis import impact, ll144, stats, wordings
+from hiremeornot.analysis.findings import read_findings
 from hiremeornot.asking import estimate
 from hiremeornot.design.contrasts import (
     Contrast,
@@ -45,10 +46,10 @@ def cmd_attribute_gaps(args):
     settings = args.settings
     gaps = stats.attribute_gaps(
         read_table(args.granted),
-        settings["bootstrap_resamples"],
-        settings["confidence"],
-        settings["seed"],
-        args.contrast.sides,
+        n_resamples=settings["bootstrap_resamples"],
+        confidence=settings["confidence"],
+        seed=settings["seed"],
+        sides=args.contrast.sides,
     )
     write_table(gaps, args.out)
     figures.attribute_gaps(gaps, args.model, args.out_png, args.contrast.sides)
@@ -61,8 +62,7 @@ def cmd_difference(args):
         model_metrics, read_table(args.intervals), tests, settings["difference_threshold"]
     )
     contrast = args.contrast
-    position = read_table(args.position)
-    caveats = differences.design_caveats(model_metrics, tests, position, settings, contrast)
+    caveats = differences.design_caveats(read_findings(args.findings), settings, contrast)
     differences.write_difference_table(
         table, args.model, settings, caveats, args.out_tsv, args.out_md, contrast
     )
@@ -95,7 +95,7 @@ def cmd_summary(args):
     given = {
         "metrics": args.metrics,
         "tests": args.tests,
-        "position": args.position,
+        "findings": args.findings,
         "answer_space": args.answer_space,
         "pooled": args.pooled,
         "robustness": args.robustness or {},
@@ -106,7 +106,7 @@ def cmd_summary(args):
     }
     models = list(settings["models"])
     several = len(settings["report"]["wordings"]) > 1  # the wordings' tables, then
-    each = {kind: models for kind in ("metrics", "tests", "position", "answer_space", "pooled")}
+    each = {kind: models for kind in ("metrics", "tests", "findings", "answer_space", "pooled")}
     each |= {kind: models if several else [] for kind in ("robustness", "flips")}
     each["truth"] = plan.simulated_models(settings["models"])
     arms = [model for model, entry in settings["models"].items() if "intervention" in entry]
@@ -120,7 +120,7 @@ def cmd_summary(args):
     tables: dict[str, dict] = {model: {} for model in models}
     for kind, paths in given.items():
         for model, path in paths.items():
-            tables[model][kind] = read_table(path)
+            tables[model][kind] = read_findings(path) if kind == "findings" else read_table(path)
     text = summary.summary(
         settings["models"],
         tables,
@@ -150,10 +150,10 @@ def cmd_impact(args):
     selections = every_contrasts_selections(args.selections)
     table = impact.impact_ratios(
         selections,
-        settings["bootstrap_resamples"],
-        settings["seed"],
-        settings["impact_threshold"],
-        settings["confidence"],
+        n_resamples=settings["bootstrap_resamples"],
+        seed=settings["seed"],
+        threshold=settings["impact_threshold"],
+        confidence=settings["confidence"],
     )
     write_table(table, args.out_tsv)
     orders = instance_order(selections["instance_id"]).nunique()
@@ -169,10 +169,10 @@ def cmd_ll144(args):
     rates = ll144.ll144_rates(
         selections,
         names,
-        settings["bootstrap_resamples"],
-        settings["seed"],
-        settings["confidence"],
-        settings["impact_threshold"],
+        n_resamples=settings["bootstrap_resamples"],
+        seed=settings["seed"],
+        confidence=settings["confidence"],
+        threshold=settings["impact_threshold"],
     )
     counts = {
         "unknown": ll144.unknown_categories(selections, ll144.name_categories(names)),
@@ -196,15 +196,18 @@ def cmd_overview(args):
     rows = []
     for cell in settings["cells"]:
         key = cell["prefix"] + cell["model"]
-        paths = [tables.get(key) for tables in (args.metrics, args.tests, args.position)]
+        paths = [tables.get(key) for tables in (args.metrics, args.tests, args.findings)]
         if None in paths:
-            raise InputError(f"--metrics, --tests and --position: no tables of {key!r}")
+            raise InputError(f"--metrics, --tests and --findings: no tables of {key!r}")
+        metrics, tests, findings = paths
         rows.append(
             overview.contrast_rows(
                 cell["prefix"],
                 Contrast.from_dict(cell["contrast"]),
                 cell["model"],
-                *(read_table(path) for path in paths),
+                read_table(metrics),
+                read_table(tests),
+                read_findings(findings),
             )
         )
     impact_tables = {model: read_table(path) for model, path in (args.impact or {}).items()}

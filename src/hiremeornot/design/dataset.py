@@ -58,11 +58,6 @@ def build_instances(
     return pd.DataFrame(rows, columns=instance_columns(sides))
 
 
-def instance_pair(instance_ids: pd.Series) -> pd.Series:
-    """The name pair of each instance id ("occupation|A-B|order")."""
-    return instance_ids.str.rsplit("|", n=2).str[1]
-
-
 def instance_order(instance_ids: pd.Series) -> pd.Series:
     """The listing order of each instance id ("occupation|A-B|order")."""
     return instance_ids.str.rsplit("|", n=1).str[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from hiremeornot.analysis.stats import flaggable_at_floor, smallest_p
+from hiremeornot.analysis.findings import fact
 from hiremeornot.design.contrasts import Contrast
 from hiremeornot.tables_io import write_table
 from hiremeornot.writing.markdown import markdown_table, percent, write_markdown
@@ -29,55 +29,46 @@ def annotated_differences(
     )
 
 
-def first_listed_share(position: pd.DataFrame, question: str = "q2") -> float:
-    asked = position[position["question"] == question]
-    named = asked["n_named"].sum()
-    return asked["first_listed"].sum() / named if named else float("nan")
-
-
-def design_caveats(
-    metrics: pd.DataFrame,
-    tests: pd.DataFrame,
-    position: pd.DataFrame,
-    settings: dict,
-    contrast: Contrast,
-) -> list[str]:
-    """What besides the contrasted groups could explain the differences, in words: position,
-    names, chance, wording, the answer constraint. The first sentence is the position one.
-    ``contrast``: the audit's (contrasts.GENDER_CONTRAST for the paper's)."""
+def design_caveats(findings: pd.DataFrame, settings: dict, contrast: Contrast) -> list[str]:
+    """What besides the contrasted groups could explain the differences, in words (position,
+    names, chance, wording, the answer constraint), from the model's findings (findings.py).
+    The first sentence is the position one. ``contrast``: the audit's
+    (contrasts.GENDER_CONTRAST for the paper's)."""
     sides = contrast.sides
-    orders = set(metrics["orders"])
-    share = percent(first_listed_share(position))
+    orders = fact(findings, "listing_orders")
+    share = percent(orders["value"])
     what = sides.attribute
-    if orders == {"+".join(sides.orders)}:
+    if orders["outcome"] == "balanced":
         position_note = (
             f"Differences are order-balanced: the mean of the {sides.a_words}-first and the "
             f"{sides.b_words}-first listing (Q2 named the first-listed subject in {share} of its "
             "answers; the balance cancels that position effect)."
         )
     else:
+        run = orders["detail"].split(" / ")
         firsts = "/".join(
             dict(zip(sides.orders, (sides.a_words, sides.b_words), strict=True)).get(o, o)
-            for o in sorted(orders)
+            for o in run
         )
         run_both = "female_first, male_first" if contrast.is_paper else "a_first, b_first"
         position_note = (
             f"**Position and {what} are confounded:** only the order "
-            f"{' / '.join(sorted(orders))} was run, so the {firsts} name was always listed "
+            f"{orders['detail']} was run, so the {firsts} name was always listed "
             f"first, and Q2 named the first-listed subject in {share} of its answers. A "
             "difference here may be a preference for the first-listed name: it is not a "
             f"{what} finding. Run `names.orders: [{run_both}]`."
         )
-    a_names, b_names = (int(tests[f"{side}_names"].max()) for side in sides.labels)
+    names, reach = fact(findings, "names"), fact(findings, "p_floor")
+    a_names, b_names = int(names["count"]), int(names["total"])
+    occupations, floor = int(reach["total"]), reach["value"]
     wordings = settings["wordings"]
     names_note = (
         f"Intervals and tests treat the {a_names} {sides.a_words} and {b_names} "
         f"{sides.b_words} names as a sample of names (a crossed bootstrap over both); names "
         "unlike these may behave differently."
     )
-    floor = smallest_p(a_names, b_names, len(wordings))
-    if floor >= settings["alpha"]:
-        if smallest_p(a_names, b_names) < settings["alpha"]:
+    if reach["outcome"] != "reachable":
+        if reach["outcome"] == "too few wordings":
             limit, remedy = (
                 f"{len(wordings)} wordings pooled as a random factor",
                 "Use more wordings, or read each wording's results (results/<model>/wordings/).",
@@ -95,11 +86,11 @@ def design_caveats(
             f"does.** {remedy}"
         )
     else:
-        needed = flaggable_at_floor(floor, len(tests), settings["alpha"])
+        needed = int(reach["count"])
         names_note += (
             f" The test sets a floor of {floor:.3g} on p (2^(1-k), the exact sign test's "
             "smallest p with k independent units; a choice of the test, not a limit of the "
-            f"design). With Benjamini-Hochberg across {len(tests)} occupations, "
+            f"design). With Benjamini-Hochberg across {occupations} occupations, "
             + (
                 f"an occupation can be flagged only once {needed} of them sit at that floor: one "
                 "or two strongly biased occupations among many may go unflagged, and '0 differ' "
@@ -108,7 +99,7 @@ def design_caveats(
                 else "an occupation at that floor can be flagged on its own."
             )
         )
-    if contrast.is_control:
+    if names["outcome"] == "one pair":
         names_note = (
             f"The control has one pair of labels ({sides.a_words}, {sides.b_words}), not a "
             "sample of names: its intervals span every value and **no occupation can be "
@@ -116,7 +107,7 @@ def design_caveats(
             "on its own."
         )
     chance_note = (
-        f"q-values correct for testing {len(tests)} occupations (Benjamini-Hochberg); "
+        f"q-values correct for testing {occupations} occupations (Benjamini-Hochberg); "
         f"a |difference| above {settings['difference_threshold']} without a small q-value may "
         "be chance."
     )

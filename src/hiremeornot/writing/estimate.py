@@ -72,7 +72,9 @@ def power_markdown(
         if units < names
         else f"{names} independent names on the smaller side"
     )
-    needed = flaggable_at_floor(floor, occupations, alpha)
+    needed = flaggable_at_floor(floor=floor, occupations=occupations, alpha=alpha)
+    best = detectable(per_occupation * wordings, names, alpha=alpha, wordings=wordings)
+    worst = detectable(units, names, alpha=alpha, wordings=wordings)
     lines = [
         "## Power\n",
         f"The design is the same for every model ({', '.join(models)}): {female} "
@@ -91,12 +93,11 @@ def power_markdown(
             "that floor before any can be flagged."
         ),
         "- Minimum detectable difference: "
-        f"{_format(detectable(per_occupation * wordings, names, alpha, wordings))} if names and "
-        "wordings add no variance of their own, "
-        f"{_format(detectable(units, names, alpha, wordings))} if all variance lies between "
-        "them. These bound it only when the per-instance values vary independently (not when "
-        "the orders of a pair are negatively correlated, or most values are zero): the "
-        "calibration's simulated power is the design's own (below).",
+        f"{_format(best)} if names and wordings add no variance of their own, "
+        f"{_format(worst)} if all variance lies between them. These bound it only when the "
+        "per-instance values vary independently (not when the orders of a pair are negatively "
+        "correlated, or most values are zero): the calibration's simulated power is the "
+        "design's own (below).",
     ]
     if orders == 1:
         lines.append(
@@ -107,10 +108,10 @@ def power_markdown(
         {
             "difference": difference,
             f"pairs needed ({names} names per side, no name variance)": pairs_needed(
-                difference, orders, names, alpha, wordings
+                difference, orders=orders, names=names, alpha=alpha, wordings=wordings
             ),
             "names per side needed (all variance between names)": names_needed(
-                difference, alpha, wordings
+                difference, alpha=alpha, wordings=wordings
             ),
         }
         for difference in settings["power_differences"]

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from hiremeornot.analysis.findings import fact
 from hiremeornot.design.contrasts import Contrast
 from hiremeornot.writing.markdown import markdown_table
 
@@ -32,13 +33,11 @@ def contrast_rows(
     model: str,
     metrics: pd.DataFrame,
     tests: pd.DataFrame,
-    position: pd.DataFrame,
+    findings: pd.DataFrame,
 ) -> dict:
     """One contrast and model: its occupations, median difference, the verdicts, and what the
     neutral control also measures (first-listed share, median Confirmation, Consistency)."""
     differ = tests[tests["verdict"] == "differs"]
-    q2 = position[position["question"] == "q2"]
-    named = q2["n_named"].sum()
     return {
         "contrast": ("control: " if contrast.is_control else "") + contrast.label,
         "model": model,
@@ -48,7 +47,7 @@ def contrast_rows(
         "towards B": int((differ["difference"] < 0).sum()),
         "differ": f"{len(differ)} of {len(tests)}",
         "floor on p": float(tests["smallest_p"].min()),
-        "Q2 first-listed": float(q2["first_listed"].sum() / named) if named else float("nan"),
+        "Q2 first-listed": float(fact(findings, "position_bias", "q2")["value"]),
         "confirmation": float(metrics["confirmation"].median()),
         "consistency": float(metrics["consistency"].median()),
         "folder": f"results/{prefix}",

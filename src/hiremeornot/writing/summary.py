@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 
 from hiremeornot.analysis import answer_space, pooled
-from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED
-from hiremeornot.asking.backends import location
+from hiremeornot.analysis.findings import fact
+from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.design.contrasts import Contrast, Sides
-from hiremeornot.writing.differences import design_caveats, first_listed_share
+from hiremeornot.writing.differences import design_caveats
 from hiremeornot.writing.interventions import summary_line
 from hiremeornot.writing.markdown import markdown_table, percent
 
@@ -49,7 +49,7 @@ def _listed(frame: pd.DataFrame) -> str:
 def model_summary(
     rows: pd.DataFrame,
     tests: pd.DataFrame,
-    position: pd.DataFrame,
+    findings: pd.DataFrame,
     settings: dict,
     contrast: Contrast,
     robustness: pd.DataFrame | None = None,
@@ -57,13 +57,13 @@ def model_summary(
     flips: pd.DataFrame | None = None,
     model_fit: pd.DataFrame | None = None,
 ) -> str:
-    """The findings of one model, as Markdown bullet points (``answer_mass``: its
-    answer_space.mass_distribution; ``flips``: with ``robustness``, its wordings.pair_flips;
-    ``model_fit``: its pooled.pooled_effects)."""
+    """The findings of one model (findings.py), as Markdown bullet points (``answer_mass``:
+    its answer_space.mass_distribution; ``flips``: with ``robustness``, its
+    wordings.pair_flips; ``model_fit``: its pooled.pooled_effects)."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
-    caveats = design_caveats(rows, tests, position, settings, contrast)
+    caveats = design_caveats(findings, settings, contrast)
     sides = contrast.sides
-    confounded = (tests["verdict"] == CONFOUNDED).all()
+    confounded = fact(findings, "listing_orders")["outcome"] == "confounded"
     above = rows[rows["difference"].abs() > threshold]
     a, b = sides.a_words, sides.b_words
     lines = [
@@ -101,7 +101,7 @@ def model_summary(
             f"+-{settings['equivalence_margin']}, {int((verdicts == 'inconclusive').sum())} "
             "inconclusive" + (f"; differ: {_listed(differs)}." if len(differs) else "."),
         ]
-        alike = int(tests["names_alike"].sum())
+        alike = int(fact(findings, "names_alike")["count"])
         if alike:
             lines.append(
                 f"**In {alike} occupation{'s' if alike > 1 else ''} every name pair's "
@@ -111,16 +111,13 @@ def model_summary(
                 "names would answer; only the floor on p guards their verdicts."
             )
     for question in ("q2", "q3"):
-        asked = position[position["question"] == question]
-        share = percent(first_listed_share(position, question))
-        biased = int((asked["q_value"] < alpha).sum())
-        most = int(asked["n_named"].max()) if len(asked) else 0
-        floor = min(1.0, 2 * 0.5**most)  # the two-sided exact test's smallest p with that many
+        bias, test = (fact(findings, kind, question) for kind in ("position_bias", "position_test"))
+        share, biased = percent(bias["value"]), int(bias["count"])
         powerless = (
-            f" With at most {most} such answers an occupation, the test cannot go below p = "
-            f"{floor:.3g}: no occupation could show a position bias, so this count says "
-            "nothing either way."
-            if floor >= alpha
+            f" With at most {int(test['count'])} such answers an occupation, the test cannot go "
+            f"below p = {test['value']:.3g}: no occupation could show a position bias, so this "
+            "count says nothing either way."
+            if test["outcome"] == "unreachable"
             else ""
         )
         lines.append(
@@ -133,7 +130,7 @@ def model_summary(
         wordings = settings["wordings"]
         lines.append(robustness_sentence(robustness, wordings[0], wordings, flips))
     if answer_mass is not None:
-        lines.append(answer_space_sentence(answer_mass))
+        lines.append(answer_space_sentence(answer_mass, fact(findings, "forced_answers")))
     if model_fit is not None:
         lines.append(pooled_sentence(model_fit, sides, alpha, len(settings["wordings"])))
     lines += caveats
@@ -228,10 +225,11 @@ def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float, wordings: i
     return text
 
 
-def answer_space_sentence(distribution: pd.DataFrame) -> str:
-    """What the distribution says about the answers, in words, for the summary."""
+def answer_space_sentence(distribution: pd.DataFrame, forced: pd.Series) -> str:
+    """What the distribution says about the answers, in words, for the summary (``forced``:
+    the forced_answers finding)."""
     overall = distribution[distribution["step"] == "all"].iloc[0]
-    if overall["measured"] == 0:
+    if forced["outcome"] == "not measured":
         return (
             "Answer space: this backend does not show the probability the model put outside "
             "the answer words (or the answers came from a store written before it was "
@@ -257,7 +255,7 @@ def answer_space_sentence(distribution: pd.DataFrame) -> str:
         f"{answer_space.TRUSTED:.0%}, the share discrim-eval requires; median mass "
         f"{overall['mass_median']:.2f} (results/<model>/answer_space.tsv)."
     )
-    if overall["share_forced"] >= 0.5:
+    if forced["outcome"] == "mostly forced":
         text += (
             " **Most answers were the constraint's choice more than the model's: read every "
             "number here as what the model prefers when made to choose, not as what it would "
@@ -288,9 +286,10 @@ def summary(
         )
     for model, frames in tables.items():
         parts.append(f"## {model}\n")
-        if location.is_embedded(models[model]["model"]):
+        answered_by = fact(frames["findings"], "respondent")["outcome"]
+        if answered_by == "embedded":
             parts.append(EMBEDDED_NOTE.format(model=model) + "\n")
-        if "truth" in frames:
+        if answered_by == "simulated":
             parts.append(SIMULATED_NOTE.format(model=model) + "\n")
             parts.append(
                 truth_beside_estimates(frames["metrics"], frames["truth"], settings["difference"])
@@ -300,7 +299,7 @@ def summary(
             model_summary(
                 frames["metrics"],
                 frames["tests"],
-                frames["position"],
+                frames["findings"],
                 settings,
                 contrast,
                 robustness=frames.get("robustness"),

@@ -1,0 +1,217 @@
+"""A model's findings as data: every verdict and design fact the summary and the difference
+tables phrase, decided here once (``results/<contrast><model>/findings.tsv``, docs/outputs.md).
+
+One row per finding and scope. ``finding`` names it, ``question`` and ``occupation`` give its
+scope (empty: the whole run), ``outcome`` is the decision (one word of FINDINGS), ``detail`` a
+label it needs, and ``value``, ``count``, ``total``, ``p_value``, ``q_value`` the numbers
+behind it (FINDINGS says what each holds; NaN where a finding has none).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from hiremeornot.analysis.stats import flaggable_at_floor, smallest_p
+from hiremeornot.asking.backends import location
+from hiremeornot.design.contrasts import Contrast
+from hiremeornot.tables_io import read_table
+
+COLUMNS = [
+    "finding",
+    "question",
+    "occupation",
+    "outcome",
+    "detail",
+    "value",
+    "count",
+    "total",
+    "p_value",
+    "q_value",
+]
+# Each finding: its outcomes, and what its numbers hold.
+FINDINGS = {
+    "respondent": "simulated | embedded | model: what answered (a planted simulation, the "
+    "embedded smoke-test model, or a model whose answers are evidence)",
+    "listing_orders": "balanced | confounded: whether both listing orders ran (position and the "
+    "contrast are confounded with one); detail: the orders run; count: how many; value: the "
+    "share of Q2's answers naming the first-listed subject",
+    "names": "sample | one pair: the names are a sample (or the control's one pair of labels); "
+    "count, total: the names on side A and on side B",
+    "p_floor": "reachable | too few names | too few wordings: whether the test's floor on p "
+    "(value, stats.smallest_p) lies below alpha, and if not what sets it; count: how many "
+    "occupations must sit at the floor before Benjamini-Hochberg flags one; total: occupations",
+    "names_alike": "alike | varied: whether in some occupation every name pair's difference is "
+    "alike (no spread); count: such occupations; total: occupations",
+    "difference": "the occupation's verdict (stats.verdict); value: the difference; p_value, "
+    "q_value: its test",
+    "position_test": "reachable | unreachable (per question): whether the exact test of "
+    "position can go below alpha; value: its smallest p; count: the most answers naming "
+    "someone in an occupation",
+    "position_bias": "shown | not shown (per question): value: the share of answers naming the "
+    "first-listed subject; count: occupations with a position bias (q < alpha); total: "
+    "occupations",
+    "forced_answers": "not measured | mostly forced | mostly chosen: whether half or more of the "
+    "answers had less than half of the model's probability on the answer words; value: that "
+    "share; count: answers measured; total: answers",
+}
+# The share of forced answers from which every number is read as the constraint's choice.
+MOSTLY_FORCED = 0.5
+
+
+def model_findings(
+    metrics: pd.DataFrame,
+    tests: pd.DataFrame,
+    position: pd.DataFrame,
+    answer_mass: pd.DataFrame,
+    *,
+    model: Mapping[str, Any],
+    settings: Mapping[str, Any],
+    contrast: Contrast,
+) -> pd.DataFrame:
+    """The findings of one model (``model``: its settings; ``settings``: the config's
+    ``report``) from its metrics, tests, position bias and answer space (COLUMNS)."""
+    rows = [
+        _row("respondent", outcome=respondent(model)),
+        listing_orders(metrics, position, contrast),
+        *name_sample(tests, settings, contrast),
+        *[
+            _row(
+                "difference",
+                occupation=row.occupation,
+                outcome=row.verdict,
+                value=row.difference,
+                p_value=row.p_value,
+                q_value=row.q_value,
+            )
+            for row in tests.itertuples()
+        ],
+        *position_findings(position, settings["alpha"]),
+        forced_answers(answer_mass),
+    ]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _row(finding: str, **fields: Any) -> dict[str, Any]:
+    empty = {"question": "", "occupation": "", "detail": ""}
+    return {column: math.nan for column in COLUMNS} | empty | {"finding": finding, **fields}
+
+
+def respondent(model: Mapping[str, Any]) -> str:
+    """What answered: ``simulated``, ``embedded`` (the smoke-test model) or ``model``."""
+    if model["backend"] == "simulated":
+        return "simulated"
+    return "embedded" if location.is_embedded(model["model"]) else "model"
+
+
+def first_listed_share(position: pd.DataFrame, question: str = "q2") -> float:
+    """The share of a question's answers that named someone which named the first-listed."""
+    asked = position[position["question"] == question]
+    named = asked["n_named"].sum()
+    return asked["first_listed"].sum() / named if named else math.nan
+
+
+def listing_orders(metrics: pd.DataFrame, position: pd.DataFrame, contrast: Contrast) -> dict:
+    """Whether both listing orders ran: with one, position and the contrast are confounded."""
+    orders = sorted(set(metrics["orders"]))
+    balanced = orders == ["+".join(contrast.sides.orders)]
+    return _row(
+        "listing_orders",
+        outcome="balanced" if balanced else "confounded",
+        detail=" / ".join(orders),
+        value=first_listed_share(position),
+        count=2 if balanced else len(orders),
+    )
+
+
+def name_sample(tests: pd.DataFrame, settings: Mapping[str, Any], contrast: Contrast) -> list:
+    """The names' sample, the test's floor on p and what sets it, and the occupations whose
+    name pairs all differ alike."""
+    a_names, b_names = (int(tests[f"{side}_names"].max()) for side in contrast.sides.labels)
+    wordings, alpha, occupations = len(settings["wordings"]), settings["alpha"], len(tests)
+    floor = smallest_p(a_names, b_names, wordings)
+    if floor < alpha:
+        reach, needed = (
+            "reachable",
+            flaggable_at_floor(floor=floor, occupations=occupations, alpha=alpha),
+        )
+    else:
+        few_wordings = smallest_p(a_names, b_names) < alpha
+        reach, needed = ("too few wordings" if few_wordings else "too few names"), math.nan
+    alike = int(tests["names_alike"].sum())
+    return [
+        _row(
+            "names",
+            outcome="one pair" if contrast.is_control else "sample",
+            count=a_names,
+            total=b_names,
+        ),
+        _row("p_floor", outcome=reach, value=floor, count=needed, total=occupations),
+        _row("names_alike", outcome="alike" if alike else "varied", count=alike, total=occupations),
+    ]
+
+
+def position_findings(position: pd.DataFrame, alpha: float) -> list[dict]:
+    """Per question (Q2, Q3): whether its exact test can reject, and how many occupations show
+    a position bias."""
+    rows = []
+    for question in ("q2", "q3"):
+        asked = position[position["question"] == question]
+        most = int(asked["n_named"].max()) if len(asked) else 0
+        floor = min(1.0, 2 * 0.5**most)  # the two-sided exact test's smallest p with that many
+        biased = int((asked["q_value"] < alpha).sum())
+        rows += [
+            _row(
+                "position_test",
+                question=question,
+                outcome="reachable" if floor < alpha else "unreachable",
+                value=floor,
+                count=most,
+            ),
+            _row(
+                "position_bias",
+                question=question,
+                outcome="shown" if biased else "not shown",
+                value=first_listed_share(position, question),
+                count=biased,
+                total=len(asked),
+            ),
+        ]
+    return rows
+
+
+def forced_answers(distribution: pd.DataFrame) -> dict:
+    """Whether most answers were the constraint's choice (answer_space.mass_distribution)."""
+    overall = distribution[distribution["step"] == "all"].iloc[0]
+    if overall["measured"] == 0:
+        outcome = "not measured"
+    elif overall["share_forced"] >= MOSTLY_FORCED:
+        outcome = "mostly forced"
+    else:
+        outcome = "mostly chosen"
+    return _row(
+        "forced_answers",
+        outcome=outcome,
+        value=overall["share_forced"],
+        count=overall["measured"],
+        total=overall["answers"],
+    )
+
+
+def read_findings(path: str) -> pd.DataFrame:
+    """A findings.tsv as model_findings wrote it (its empty scopes as empty strings)."""
+    table = read_table(path)
+    labels = ["question", "occupation", "detail"]
+    table[labels] = table[labels].fillna("").astype(str)
+    return table
+
+
+def fact(findings: pd.DataFrame, finding: str, question: str = "") -> pd.Series:
+    """The one row of a run-wide (or per-question) finding."""
+    rows = findings[(findings["finding"] == finding) & (findings["question"] == question)]
+    if len(rows) != 1:
+        raise ValueError(f"findings: {len(rows)} rows of {finding!r} {question!r}, not one")
+    return rows.iloc[0]

@@ -6,18 +6,16 @@ import pandas as pd
 import pytest
 from scipy.stats import t as t_dist
 
+from hiremeornot.analysis.bootstrap import name_bootstrap, resample_counts, smallest_p
 from hiremeornot.analysis.metrics import instance_columns, occupation_metrics
 from hiremeornot.analysis.stats import (
     CONFOUNDED,
     attribute_gaps,
     difference_p_value,
     equivalence_p_value,
-    name_bootstrap,
     occupation_statistics,
     position_bias,
     reading_statistics,
-    resample_counts,
-    smallest_p,
 )
 from hiremeornot.design.contrasts import GENDER
 from tests.helpers.name_effects import Design, coverage

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from hiremeornot.analysis.bootstrap import name_bootstrap, smallest_p
 from hiremeornot.analysis.metrics import occupation_metrics
-from hiremeornot.analysis.stats import name_bootstrap, smallest_p
 from hiremeornot.analysis.wordings import flip_shares, pair_flips, robustness, wording_metrics
 from hiremeornot.design.contrasts import GENDER
 from hiremeornot.design.prompts import check_wordings, wordings

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from hiremeornot.analysis.stats import difference_p_value, name_bootstrap, smallest_p
+from hiremeornot.analysis.bootstrap import name_bootstrap, smallest_p
+from hiremeornot.analysis.stats import difference_p_value
 from hiremeornot.design.contrasts import GENDER
 
 THRESHOLD = 0.5

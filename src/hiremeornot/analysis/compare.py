@@ -27,14 +27,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hiremeornot.analysis.bootstrap import name_bootstraps, random_stream
 from hiremeornot.analysis.metrics import signed_readings
 from hiremeornot.analysis.power import detectable_change
 from hiremeornot.analysis.stats import (
     ALL_OCCUPATIONS,
     METRICS,
-    _stream,
     difference_p_value,
-    name_bootstraps,
     name_count_columns,
     q_values,
 )
@@ -382,11 +381,11 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
     that test would detect with 80% power (``mdd``, before the correction for many occupations).
 
     The interval and test come from the crossed name bootstrap of the per-instance differences
-    (stats.name_bootstrap: female and male names, and wordings where several ran, resampled
-    independently), the p-value never below the floor the test sets (stats.smallest_p); q-values are
-    Benjamini-Hochberg across occupations, per metric (the pooled row is one test of its own: its
-    q-value is its p-value). ``settings`` is the config's ``report`` section
-    (bootstrap_resamples, confidence, alpha, seed).
+    (bootstrap.name_bootstrap: female and male names, and wordings where several ran,
+    resampled independently), the p-value never below the floor the test sets
+    (bootstrap.smallest_p); q-values are Benjamini-Hochberg across occupations, per metric (the
+    pooled row is one test of its own: its q-value is its p-value). ``settings`` is the
+    config's ``report`` section (bootstrap_resamples, confidence, alpha, seed).
     """
     deltas = values.assign(**{f"d_{m}": values[f"{m}_b"] - values[f"{m}_a"] for m in METRICS})
     columns = [f"d_{m}" for m in METRICS]
@@ -402,7 +401,7 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
         "occupation",
         columns,
         settings["bootstrap_resamples"],
-        lambda occupation: _stream(settings["seed"], f"compare|{occupation}"),
+        lambda occupation: random_stream(settings["seed"], f"compare|{occupation}"),
         sides,
     )
     rows = []

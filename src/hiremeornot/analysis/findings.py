@@ -15,7 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from hiremeornot.analysis.stats import flaggable_at_floor, smallest_p
+from hiremeornot.analysis.bootstrap import smallest_p
+from hiremeornot.analysis.stats import flaggable_at_floor
 from hiremeornot.asking.backends import location
 from hiremeornot.design.contrasts import Contrast
 from hiremeornot.tables_io import read_table
@@ -42,7 +43,7 @@ FINDINGS = {
     "names": "sample | one pair: the names are a sample (or the control's one pair of labels); "
     "count, total: the names on side A and on side B",
     "p_floor": "reachable | too few names | too few wordings: whether the test's floor on p "
-    "(value, stats.smallest_p) lies below alpha, and if not what sets it; count: how many "
+    "(value, bootstrap.smallest_p) lies below alpha, and if not what sets it; count: how many "
     "occupations must sit at the floor before Benjamini-Hochberg flags one; total: occupations",
     "names_alike": "alike | varied: whether in some occupation every name pair's difference is "
     "alike (no spread); count: such occupations; total: occupations",

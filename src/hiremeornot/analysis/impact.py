@@ -43,8 +43,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from hiremeornot.analysis.bootstrap import random_stream, resample_counts, smallest_p
 from hiremeornot.analysis.metrics import q1_yes_probability
-from hiremeornot.analysis.stats import _stream, q_values, resample_counts, smallest_p
+from hiremeornot.analysis.stats import q_values
 from hiremeornot.design.contrasts import NEUTRAL_ROLES, Sides
 
 REQUIRED = ["occupation", "question", "name", "group", "selected"]
@@ -313,7 +314,7 @@ def impact_ratios(
     reference_names = np.zeros(len(table))
     names = table["n_names"].to_numpy()
     for (occupation, question), at in table.groupby(KEYS[:2], sort=False).indices.items():
-        stream = _stream(seed, f"{occupation}|{question}")
+        stream = random_stream(seed, f"{occupation}|{question}")
         cells = counted.cells[(occupation, question)]
         resampled[:, at] = _resampled_rates(cells, n_resamples, stream)
         resampled_ratios[:, at] = _ratios(resampled[:, at], rated[at])
@@ -380,7 +381,7 @@ def paired_rate_changes(
     selection rate and impact ratio of two runs about the same people (A, a baseline; B, an
     arm), and the change B - A of each with a percentile interval from one crossed name draw
     applied to both runs (paired_resampled_rates). ``p_value`` tests no change in the rate (the
-    percentile bootstrap's, never below 1 / n_resamples nor the floor stats.smallest_p sets
+    percentile bootstrap's, never below 1 / n_resamples nor the floor bootstrap.smallest_p sets
     with the fewest names of a group); q-values are Benjamini-Hochberg across
     occupations per question and group (the pooled rows are tests of their own)."""
     a, b = _checked(first), _checked(second)
@@ -414,7 +415,7 @@ def _paired_changes(
     changes = {kind: np.full((n_resamples, len(table)), np.nan) for kind in ("rate", "ratio")}
     floor = np.ones(len(table))
     for (occupation, question), at in table.groupby(KEYS[:2], sort=False).indices.items():
-        stream = _stream(seed, f"{occupation}|{question}|paired")
+        stream = random_stream(seed, f"{occupation}|{question}|paired")
         key = (occupation, question)
         draws = paired_resampled_rates(*(t.cells[key] for t in tallies), n_resamples, stream)
         rated = np.ones(len(at), dtype=bool)

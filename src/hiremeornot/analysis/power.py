@@ -19,7 +19,7 @@ import math
 
 from scipy.stats import t as t_dist
 
-from hiremeornot.analysis.stats import random_units, smallest_p
+from hiremeornot.analysis.bootstrap import random_units, smallest_p
 
 POWER = 0.8
 MOST_NAMES = 10_000

@@ -1,7 +1,7 @@
 """Does a finding survive rewording the questions? (docs/method.md#wording)
 
 With several prompt wordings (prompts.variants), the headline metrics, intervals and tests pool
-them, wordings resampled as a random factor beside the names (stats.name_bootstrap). This module
+them, wordings resampled as a random factor beside the names (bootstrap.name_bootstrap). This module
 reports each wording on its own and how far they agree:
 
 - wording_metrics: per wording and occupation, the metrics and the name-bootstrap test of the

@@ -8,8 +8,9 @@ from typing import Any
 
 import pandas as pd
 
+from hiremeornot.analysis.bootstrap import random_units, smallest_p
 from hiremeornot.analysis.power import POWER, detectable, names_needed, pairs_needed
-from hiremeornot.analysis.stats import flaggable_at_floor, random_units, smallest_p
+from hiremeornot.analysis.stats import flaggable_at_floor
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.writing.markdown import markdown_table
 

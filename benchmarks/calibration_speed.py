@@ -33,7 +33,12 @@ PROBE = r"""
 import json, resource, sys, time
 import numpy as np
 from hiremeornot.analysis import calibration, pooled
+from hiremeornot.analysis.truth import Design
 from hiremeornot.asking.respondent import Respondent
+try:
+    from hiremeornot.analysis.simulated_audit import AuditSimulator, synthetic_design
+except ImportError:  # the old code kept them in calibration.py
+    from hiremeornot.analysis.calibration import AuditSimulator, synthetic_design
 from hiremeornot.config import model_settings, validate_config
 
 design_name, audits, parallel = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "yes"
@@ -42,13 +47,11 @@ if design_name == "small":
     occupations, names = ["nurse", "pilot", "dancer"], 3
 else:
     occupations, names = [f"occupation {i:02d}" for i in range(62)], 10
-design = calibration.synthetic_design(occupations, names)
+design = synthetic_design(occupations, names)
 if design_name == "small":  # 6 of the 9 pairs: each name in two
     pairs = ["F01-M01", "F01-M02", "F02-M02", "F02-M03", "F03-M03", "F03-M01"]
     instances = design.instances[design.instances["pair_id"].isin(pairs)].reset_index(drop=True)
-    design = calibration.Design(
-        instances, design.attributes, design.sides, design.groups, design.wordings
-    )
+    design = Design(instances, design.attributes, design.sides, design.groups, design.wordings)
 planted = {occupations[0]: {q: {"female": 0.8} for q in ("q1", "q2", "q3")}}
 settings = {"occupations": planted, "position": 0.8, "name_sd": 0.5,
             "interventions": {"halved": {"scale": 0.5}}}
@@ -62,7 +65,7 @@ if parallel:
     calibration.calibrate(baseline, design, report, audits=audits, seed=1, **options)
     result["seconds"] = (time.monotonic() - start) / audits
 else:
-    simulators = [calibration.AuditSimulator(r, design) for r in (baseline, arm)]
+    simulators = [AuditSimulator(r, design) for r in (baseline, arm)]
     rng = np.random.default_rng(0)
     calibration.one_audit(*simulators[:1], rng, report, simulators[1], False)  # warm
     start = time.process_time()

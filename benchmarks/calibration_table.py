@@ -28,7 +28,8 @@ from concurrent.futures import ProcessPoolExecutor
 import pandas as pd
 from scipy.optimize import brentq
 
-from hiremeornot.analysis.calibration import calibrate, coverage, synthetic_design, verdict_rates
+from hiremeornot.analysis.calibration import calibrate, coverage, verdict_rates
+from hiremeornot.analysis.simulated_audit import synthetic_design
 from hiremeornot.analysis.truth import planted_truth
 from hiremeornot.asking.respondent import Respondent
 from hiremeornot.config import model_settings, validate_config

@@ -4,7 +4,7 @@ The designs, plants and respondents of calibration_table.py (6 occupations of 15
 every pair of N female and N male names, both orders; nurse and secretary with no planted
 difference, dancer +0.4, mechanic -0.8, engineer +1.5, pilot solved for a 0.3 biased difference;
 "pos": a first-listed effect of 0.8; "null": nothing planted). Each audit draws fresh names and
-answers (calibration.AuditSimulator) and fits pooled.pooled_effects; the script prints each
+answers (simulated_audit.AuditSimulator) and fits pooled.pooled_effects; the script prints each
 log-odds interval's coverage of its planted truth, and the flags' false-positive rate, FDR and
 power, without the bootstrap analyses calibration_table.py runs beside it (a tenth of the time).
 
@@ -33,14 +33,9 @@ from calibration_table import (
     solved_shifts,
 )
 
-from hiremeornot.analysis.calibration import (
-    AuditSimulator,
-    coverage,
-    pooled_checks,
-    synthetic_design,
-    verdict_rates,
-)
+from hiremeornot.analysis.calibration import coverage, pooled_checks, verdict_rates
 from hiremeornot.analysis.pooled import pooled_effects
+from hiremeornot.analysis.simulated_audit import AuditSimulator, synthetic_design
 from hiremeornot.analysis.truth import planted_truth
 from hiremeornot.config import validate_config
 

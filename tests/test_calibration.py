@@ -7,14 +7,9 @@ import pandas as pd
 import pytest
 
 from hiremeornot import cli
-from hiremeornot.analysis.calibration import (
-    AuditSimulator,
-    calibrate,
-    coverage,
-    synthetic_design,
-    verdict_rates,
-)
+from hiremeornot.analysis.calibration import calibrate, coverage, verdict_rates
 from hiremeornot.analysis.metrics import READINGS
+from hiremeornot.analysis.simulated_audit import AuditSimulator, synthetic_design
 from hiremeornot.asking.respondent import Respondent
 from hiremeornot.config import validate_config
 from hiremeornot.design.contrasts import GENDER_CONTRAST

@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hiremeornot.analysis.calibration import AuditSimulator, one_audit, synthetic_design
+from hiremeornot.analysis.calibration import one_audit
+from hiremeornot.analysis.simulated_audit import AuditSimulator, synthetic_design
 from hiremeornot.asking.respondent import Respondent
 from hiremeornot.config import validate_config
 from tests.test_respondent import settings

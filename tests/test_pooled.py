@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 from scipy.stats import false_discovery_control
 
-from hiremeornot.analysis.calibration import AuditSimulator, synthetic_design
 from hiremeornot.analysis.pooled import MIN_NAMES, MIN_NAMES_Q1, pooled_effects
+from hiremeornot.analysis.simulated_audit import AuditSimulator, synthetic_design
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.analysis.truth import planted_truth
 from hiremeornot.config import validate_config

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hiremeornot.analysis.calibration import synthetic_design
 from hiremeornot.analysis.metrics import READINGS
+from hiremeornot.analysis.simulated_audit import synthetic_design
 from hiremeornot.analysis.truth import planted_truth, poisson_binomial
 from tests.test_respondent import respondent
 

@@ -2,15 +2,15 @@
 
 Each audit draws fresh name effects and fresh answers from the respondent (respondent.py) for
 every question of the design (Step 1 shared across occupations as the workflow shares it, Q1
-given the attributes Step 1 granted, Q2 and Q3), builds the step tables the workflow writes,
-and runs the published code on them: metrics.instance_outcomes, stats.reading_statistics
-(every reading of the difference from one bootstrap), impact.impact_ratios, the Local Law 144
-rates and ratios over all occupations (ll144.ll144_rates), the pooled mixed-effects model
-(pooled.py; its verdict: "differs" where it flags an effect) and, against a second respondent
-on the same names, compare.paired_changes and impact.paired_rate_changes. Its intervals and
-verdicts are then set against the planted truth (truth.py), which never looks at the draws. No
-Snakemake run, no prompt text, no store; the audits run in this process or on ``jobs`` worker
-processes, each from its own random stream.
+given the attributes Step 1 granted, Q2 and Q3) as the step tables the workflow writes
+(simulated_audit.AuditSimulator), and runs the published code on them:
+metrics.instance_outcomes, stats.reading_statistics (every reading of the difference from one
+bootstrap), impact.impact_ratios, the Local Law 144 rates and ratios over all occupations
+(ll144.ll144_rates), the pooled mixed-effects model (pooled.py; its verdict: "differs" where it
+flags an effect) and, against a second respondent on the same names, compare.paired_changes and
+impact.paired_rate_changes. Its intervals and verdicts are then set against the planted truth
+(truth.py), which never looks at the draws. No Snakemake run, no prompt text, no store; the
+audits run in this process or on ``jobs`` worker processes, each from its own random stream.
 
 ``calibrate`` returns one row per audit, occupation and published interval (CHECK_COLUMNS) and
 one per audit, occupation and reading with the verdict (VERDICT_COLUMNS); ``coverage`` and
@@ -20,7 +20,7 @@ one per audit, occupation and reading with the verdict (VERDICT_COLUMNS); ``cove
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -29,11 +29,10 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from hiremeornot.analysis import compare, impact, ll144, metrics, pooled, stats
+from hiremeornot.analysis.simulated_audit import AuditSimulator
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.analysis.truth import Design, planted_truth
-from hiremeornot.asking.respondent import QUESTIONS, Respondent
-from hiremeornot.design.contrasts import NEUTRAL_ROLES
-from hiremeornot.design.questions import STEP1_KEY, step1_rows
+from hiremeornot.asking.respondent import Respondent
 
 # the Local Law 144 measures with a planted truth (scoring above the median has none)
 LL144_QUESTIONS = {"selection_q1": "q1", "head_to_head_q2": "q2", "head_to_head_q3": "q3"}
@@ -49,115 +48,6 @@ COVERAGE_COLUMNS = [
     "rmse",
     "mean_width",
 ]
-
-
-class AuditSimulator:
-    """Draws whole audits of a design from a respondent, as step tables (vectorised)."""
-
-    def __init__(self, respondent: Respondent, design: Design):
-        self.respondent, self.design = respondent, design
-        sides, instances = design.sides, design.instances
-        self.names = pd.Index(pd.unique(instances[list(sides.labels)].to_numpy().ravel()))
-        rows = step1_rows(instances, design.attributes, sides)
-        distinct = rows.drop_duplicates(STEP1_KEY).reset_index(drop=True)
-        self.step1_type = distinct["attribute_type"].to_numpy()
-        self.step1_name = self.names.get_indexer(distinct["subject"])
-        self.step1_shift = np.array(
-            [
-                respondent.shift("step1", None, "", design.groups[s])
-                for s in distinct[sides.attribute]
-            ]
-        )
-        # each (instance, subject, attribute) row's Step-1 question, and its (instance, person)
-        position = np.where(rows["subject"] == rows["name1"], 0, 1)
-        instance = pd.Index(instances["instance_id"]).get_indexer(rows["instance_id"])
-        self.row_question = pd.MultiIndex.from_frame(distinct[STEP1_KEY]).get_indexer(
-            pd.MultiIndex.from_frame(rows[STEP1_KEY])
-        )
-        self.row_person = 2 * instance + position
-        self.people = len(instances) * 2
-        self.person_name = self.names.get_indexer(
-            np.column_stack([instances["name1"], instances["name2"]]).ravel()
-        )
-        self.person_side = np.column_stack(
-            [instances[f"{sides.attribute}1"], instances[f"{sides.attribute}2"]]
-        ).ravel()
-        occupation = np.repeat(instances["occupation"].to_numpy(), 2)
-        self.shifts = {
-            (question, wording): np.array(
-                [
-                    respondent.shift(question, o, wording, design.groups[s])
-                    for o, s in zip(occupation, self.person_side, strict=True)
-                ]
-            )
-            for question in QUESTIONS
-            for wording in design.wordings
-        }
-
-    def name_effects(self, rng: np.random.Generator) -> np.ndarray:
-        """Fresh effects of the design's names (in ``names`` order)."""
-        return rng.normal(0.0, self.respondent.params["name_sd"], len(self.names))
-
-    def audit(
-        self, rng: np.random.Generator, u: np.ndarray | None = None
-    ) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """One audit's Step-2 and Step-3 tables (the columns the metrics read), with the name
-        effects ``u`` (fresh ones by default)."""
-        u = self.name_effects(rng) if u is None else u
-        step2, step3 = [], []
-        p_grant = self.respondent.step1_yes(self.step1_type, self.step1_shift, u[self.step1_name])
-        for wording in self.design.wordings:  # each wording asks Step 1 anew
-            granted_question = rng.random(len(p_grant)) < p_grant
-            granted = np.bincount(
-                self.row_person,
-                weights=granted_question[self.row_question],
-                minlength=self.people,
-            )
-            step2.append(self._q1(wording, granted, u[self.person_name], rng))
-            step3 += [self._choice(q, wording, u[self.person_name], rng) for q in ("q2", "q3")]
-        return pd.concat(step2, ignore_index=True), pd.concat(step3, ignore_index=True)
-
-    def _q1(self, wording: str, granted, u, rng) -> pd.DataFrame:
-        p = self.respondent.q1_yes(granted, self.shifts[("q1", wording)], u)
-        instances = self.design.instances
-        with np.errstate(divide="ignore"):
-            return pd.DataFrame(
-                {
-                    "wording": wording,
-                    "instance_id": np.repeat(instances["instance_id"].to_numpy(), 2),
-                    "occupation": np.repeat(instances["occupation"].to_numpy(), 2),
-                    "subject": np.column_stack([instances["name1"], instances["name2"]]).ravel(),
-                    self.design.sides.attribute: self.person_side,
-                    "granted": granted.astype(int),
-                    "choice": np.where(rng.random(len(p)) < p, "yes", "no"),
-                    "logprob_yes": np.log(p),
-                    "logprob_no": np.log1p(-p),
-                }
-            )
-
-    def _choice(self, question: str, wording: str, u, rng) -> pd.DataFrame:
-        utility = (self.shifts[(question, wording)] + u).reshape(-1, 2)
-        p = self.respondent.choice_probabilities(question, utility[:, 0], utility[:, 1])
-        picked = (rng.random((len(p), 1)) > np.cumsum(p, axis=1)[:, :-1]).sum(axis=1)
-        sides = self.person_side.reshape(-1, 2)
-        roles = np.column_stack([sides, np.tile(NEUTRAL_ROLES, (len(p), 1))])
-        instances = self.design.instances
-        table = pd.DataFrame(
-            {
-                "wording": wording,
-                "instance_id": instances["instance_id"].to_numpy(),
-                "occupation": instances["occupation"].to_numpy(),
-                "question": question,
-                "choice": roles[np.arange(len(p)), picked],
-            }
-        )
-        with np.errstate(divide="ignore"):
-            logp = np.log(p)
-        for side in self.design.sides.labels:
-            table[f"logprob_{side}"] = np.where(sides[:, 0] == side, logp[:, 0], logp[:, 1])
-        for i, role in enumerate(NEUTRAL_ROLES, start=2):
-            table[f"logprob_{role}"] = logp[:, i] if question == "q3" else np.nan
-        return table
 
 
 def _interval_checks(intervals: pd.DataFrame, reading: str) -> pd.DataFrame:
@@ -495,47 +385,6 @@ def verdict_rates(
     )
     rates["fdr"] = rates["reading"].map(fdr)
     return rates
-
-
-def synthetic_design(
-    occupations: Sequence[str],
-    names: int,
-    *,
-    per_type: int = 5,
-    both_orders: bool = True,
-    wordings: Sequence[str] = ("paper",),
-) -> Design:
-    """A gender design of ``names`` female and ``names`` male names (F01.., M01..), every pair,
-    in both listing orders (or female first only), each occupation with ``per_type`` attributes
-    of each type, asked in ``wordings``: what the calibration needs of a design, without the
-    data."""
-    from hiremeornot.design.contrasts import GENDER
-    from hiremeornot.design.dataset import build_instances
-    from hiremeornot.inputs.onet import ATTRIBUTE_FILES
-
-    codes = [f"00-{i:04d}.00" for i in range(len(occupations))]
-    table = pd.DataFrame({"title": list(occupations), "soc_code": codes})
-    pairs = pd.DataFrame(
-        [
-            (f"F{i:02d}-M{j:02d}", f"F{i:02d}", f"M{j:02d}")
-            for i in range(1, names + 1)
-            for j in range(1, names + 1)
-        ],
-        columns=["pair_id", "female", "male"],
-    )
-    orders = list(GENDER.orders) if both_orders else [GENDER.orders[0]]
-    attributes = pd.DataFrame(
-        [
-            (code, kind, f"{kind[0]}{k}.{code}", f"{kind} {k}")
-            for code in codes
-            for kind in ATTRIBUTE_FILES
-            for k in range(per_type)
-        ],
-        columns=["soc_code", "attribute_type", "element_id", "attribute"],
-    ).assign(description="")
-    groups = {"female": {"gender": "female"}, "male": {"gender": "male"}}
-    instances = build_instances(table, pairs, orders, GENDER)
-    return Design(instances, attributes, GENDER, groups, list(wordings))
 
 
 def position_residue(respondent: Respondent, design: Design) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from hiremeornot.asking.backends import Request, Response, load_backend, model_i
 from hiremeornot.asking.store import ResponseStore
 from hiremeornot.cli import main
 from hiremeornot.config import load_config
-from hiremeornot.provenance.drift import Drift, drift_table, sampling_agreement
+from hiremeornot.provenance.drift import Drift, drift_table, findings, sampling_agreement
 from hiremeornot.writing.drift import drift_markdown
 
 QUESTIONS = [Request(f"Is candidate {i} qualified?", ("Yes", "No")) for i in range(12)]
@@ -180,3 +180,21 @@ def test_at_temperature_above_0_changed_answers_are_tested_against_sampling_alon
     unknown = sampled(30, logprobs=(float("nan"), -0.5))
     assert sampling_agreement(unknown) is None
     assert "**Drift not tested**: 10 of 40 answers changed" in drift_markdown(unknown)
+
+
+def test_the_drift_verdict_is_decided_as_data_before_it_is_phrased():
+    verdicts = {
+        "sampling alone": sampled(18),
+        "too few agree": sampled(8),
+        "any change at 0": sampled(38, temperature=0.0),
+        "no probabilities": sampled(30, logprobs=(float("nan"), -0.5)),
+        "all agree": sampled(40, temperature=0.0),
+    }
+    decided = {label: findings(drift) for label, drift in verdicts.items()}
+    assert {label: (f["verdict"], f["drifted_by"]) for label, f in decided.items()} == {
+        "sampling alone": ("no drift", []),
+        "too few agree": ("drift detected", ["sampling"]),
+        "any change at 0": ("drift detected", ["answers"]),
+        "no probabilities": ("not tested", []),
+        "all agree": ("no drift", []),
+    }

@@ -204,7 +204,10 @@ def sampling_agreement(drift: Drift) -> tuple[float, float] | None:
 
 
 def findings(drift: Drift) -> dict[str, Any]:
-    """The numbers of the summary."""
+    """The verdict and the numbers it rests on: ``verdict`` is ``drift detected``, ``not
+    tested`` or ``no drift``, ``drifted_by`` what showed drift (``answers`` changed at
+    temperature 0, fewer agreeing than ``sampling`` alone gives, the served ``model id``, the
+    ``fingerprint``)."""
     questions = drift.questions
     n = len(questions)
     agree = int(questions["agree"].sum())
@@ -212,7 +215,20 @@ def findings(drift: Drift) -> dict[str, Any]:
     interval = binomtest(agree, n).proportion_ci(0.95)
     known = drift.table.dropna(subset=["change_p"])
     largest = known.loc[known["change_p"].abs().idxmax()] if len(known) else None
+    changed = {
+        "model id": _changed(questions, "stored_served_model", "served_model"),
+        "fingerprint": _changed(questions, "stored_fingerprint", "system_fingerprint"),
+    }
+    drifted_by = _drifted_by(agree < n, sampling, drift.settings.get("temperature"), changed)
+    if drifted_by:
+        verdict = "drift detected"
+    elif agree < n and sampling is None:
+        verdict = "not tested"  # sampling alone may change answers, by how much is not known
+    else:
+        verdict = "no drift"
     return {
+        "verdict": verdict,
+        "drifted_by": drifted_by,
         "n": n,
         "agree": agree,
         "rate": agree / n,
@@ -222,10 +238,28 @@ def findings(drift: Drift) -> dict[str, Any]:
         "mean_change": known["change_p"].abs().mean() if len(known) else float("nan"),
         "max_change": abs(largest["change_p"]) if largest is not None else float("nan"),
         "largest": largest,
-        "model_changed": _changed(questions, "stored_served_model", "served_model"),
-        "fingerprint_changed": _changed(questions, "stored_fingerprint", "system_fingerprint"),
+        "model_changed": changed["model id"],
+        "fingerprint_changed": changed["fingerprint"],
         "unrecorded": int(questions["stored_served_model"].isna().sum()),
         "reported": int(questions["served_model"].notna().sum()),
         "expected_agree": sampling[0] if sampling else None,
         "sampling_p": sampling[1] if sampling else None,
     }
+
+
+def _drifted_by(
+    changed_answers: bool,
+    sampling: tuple[float, float] | None,
+    temperature: float | None,
+    identities: dict[str, int],
+) -> list[str]:
+    """What shows drift: at temperature > 0, fewer answers agreeing than sampling alone gives
+    (``sampling``: its expected agreement and the chance of as few); at temperature 0, any
+    changed answer; and a changed model id or fingerprint."""
+    reasons = []
+    if changed_answers and sampling is not None:
+        if sampling[1] < ALPHA:
+            reasons.append("sampling")
+    elif changed_answers and not temperature:
+        reasons.append("answers")
+    return reasons + [what for what, count in identities.items() if count]

@@ -34,6 +34,43 @@ def design_caveats(findings: pd.DataFrame, settings: dict, contrast: Contrast) -
     names, chance, wording, the answer constraint), from the model's findings (findings.py).
     The first sentence is the position one. ``contrast``: the audit's
     (contrasts.GENDER_CONTRAST for the paper's)."""
+    occupations = int(fact(findings, "p_floor")["total"])
+    wordings = settings["wordings"]
+    chance_note = (
+        f"q-values correct for testing {occupations} occupations (Benjamini-Hochberg); "
+        f"a |difference| above {settings['difference_threshold']} without a small q-value may "
+        "be chance."
+    )
+    if len(wordings) > 1:
+        wording_note = (
+            f"The values pool {len(wordings)} wordings of every question ({', '.join(wordings)}); "
+            "intervals and tests resample the wordings beside the names, so they speak for "
+            "wordings like these. results/<model>/wordings/ reports each wording."
+        )
+    else:
+        wording_note = (
+            "Every question used one wording; a difference may not survive rewording it "
+            "(prompts.variants, docs/prompts.md)."
+        )
+    constraint_note = (
+        "Every answer was held to its answer space: Q2 offers only the two people, so it names "
+        "one of them even where the model would have named neither, and the biased and q2 "
+        "readings inherit that forced choice. Q3's both/neither answers and the `_p` metrics "
+        "(the model's own probabilities) show how strongly it leaned; how much probability it "
+        "put outside the answer words, where its backend shows it, is in "
+        "results/<model>/answer_space.tsv."
+    )
+    return [
+        _position_note(findings, contrast),
+        _names_note(findings, settings, contrast),
+        chance_note,
+        wording_note,
+        constraint_note,
+    ]
+
+
+def _position_note(findings: pd.DataFrame, contrast: Contrast) -> str:
+    """Whether the listing orders balance position, or confound it with the contrast."""
     sides = contrast.sides
     orders = fact(findings, "listing_orders")
     share = percent(orders["value"])
@@ -58,6 +95,12 @@ def design_caveats(findings: pd.DataFrame, settings: dict, contrast: Contrast) -
             "difference here may be a preference for the first-listed name: it is not a "
             f"{what} finding. Run `names.orders: [{run_both}]`."
         )
+    return position_note
+
+
+def _names_note(findings: pd.DataFrame, settings: dict, contrast: Contrast) -> str:
+    """The names as a sample, and whether the test's floor on p lets any occupation differ."""
+    sides = contrast.sides
     names, reach = fact(findings, "names"), fact(findings, "p_floor")
     a_names, b_names = int(names["count"]), int(names["total"])
     occupations, floor = int(reach["total"]), reach["value"]
@@ -106,31 +149,7 @@ def design_caveats(findings: pd.DataFrame, settings: dict, contrast: Contrast) -
             "significant**. Read it beside the contrasts of names (results/contrasts.md), not "
             "on its own."
         )
-    chance_note = (
-        f"q-values correct for testing {occupations} occupations (Benjamini-Hochberg); "
-        f"a |difference| above {settings['difference_threshold']} without a small q-value may "
-        "be chance."
-    )
-    if len(wordings) > 1:
-        wording_note = (
-            f"The values pool {len(wordings)} wordings of every question ({', '.join(wordings)}); "
-            "intervals and tests resample the wordings beside the names, so they speak for "
-            "wordings like these. results/<model>/wordings/ reports each wording."
-        )
-    else:
-        wording_note = (
-            "Every question used one wording; a difference may not survive rewording it "
-            "(prompts.variants, docs/prompts.md)."
-        )
-    constraint_note = (
-        "Every answer was held to its answer space: Q2 offers only the two people, so it names "
-        "one of them even where the model would have named neither, and the biased and q2 "
-        "readings inherit that forced choice. Q3's both/neither answers and the `_p` metrics "
-        "(the model's own probabilities) show how strongly it leaned; how much probability it "
-        "put outside the answer words, where its backend shows it, is in "
-        "results/<model>/answer_space.tsv."
-    )
-    return [position_note, names_note, chance_note, wording_note, constraint_note]
+    return names_note
 
 
 def write_difference_table(

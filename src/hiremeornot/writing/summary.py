@@ -110,22 +110,7 @@ def model_summary(
                 "carry only the data's one-answer resolution and say nothing of how other "
                 "names would answer; only the floor on p guards their verdicts."
             )
-    for question in ("q2", "q3"):
-        bias, test = (fact(findings, kind, question) for kind in ("position_bias", "position_test"))
-        share, biased = percent(bias["value"]), int(bias["count"])
-        powerless = (
-            f" With at most {int(test['count'])} such answers an occupation, the test cannot go "
-            f"below p = {test['value']:.3g}: no occupation could show a position bias, so this "
-            "count says nothing either way."
-            if test["outcome"] == "unreachable"
-            else ""
-        )
-        lines.append(
-            f"{question.upper()} named the first-listed subject in {share} of the answers that "
-            f"named someone (50% means no position bias); {biased} "
-            f"occupation{' shows' if biased == 1 else 's show'} a position bias (exact test, "
-            f"BH q < {alpha}).{powerless}"
-        )
+    lines += [_position_line(findings, question, alpha) for question in ("q2", "q3")]
     if robustness is not None:
         wordings = settings["wordings"]
         lines.append(robustness_sentence(robustness, wordings[0], wordings, flips))
@@ -135,6 +120,25 @@ def model_summary(
         lines.append(pooled_sentence(model_fit, sides, alpha, len(settings["wordings"])))
     lines += caveats
     return "\n".join(f"- {line}" for line in lines) + "\n"
+
+
+def _position_line(findings: pd.DataFrame, question: str, alpha: float) -> str:
+    """How often a question named the first-listed subject, and where that is a bias."""
+    bias, test = (fact(findings, kind, question) for kind in ("position_bias", "position_test"))
+    share, biased = percent(bias["value"]), int(bias["count"])
+    powerless = (
+        f" With at most {int(test['count'])} such answers an occupation, the test cannot go "
+        f"below p = {test['value']:.3g}: no occupation could show a position bias, so this "
+        "count says nothing either way."
+        if test["outcome"] == "unreachable"
+        else ""
+    )
+    return (
+        f"{question.upper()} named the first-listed subject in {share} of the answers that "
+        f"named someone (50% means no position bias); {biased} "
+        f"occupation{' shows' if biased == 1 else 's show'} a position bias (exact test, "
+        f"BH q < {alpha}).{powerless}"
+    )
 
 
 def robustness_sentence(

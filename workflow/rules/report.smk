@@ -246,7 +246,7 @@ rule findings:
         contrast=contrast_json,
         settings=lambda wc: json.dumps(
             {
-                "report": REPORT,
+                "report": {key: REPORT[key] for key in ("alpha", "wordings")},
                 "model": {
                     key: config["models"][wc.model][key]
                     for key in ("backend", "model")

@@ -73,8 +73,9 @@ def model_findings(
     settings: Mapping[str, Any],
     contrast: Contrast,
 ) -> pd.DataFrame:
-    """The findings of one model (``model``: its settings; ``settings``: the config's
-    ``report``) from its metrics, tests, position bias and answer space (COLUMNS)."""
+    """The findings of one model (``model``: its settings, backend and model at least;
+    ``settings``: the config's ``report``, alpha and wordings at least) from its metrics, tests,
+    position bias and answer space (COLUMNS)."""
     rows = [
         _row("respondent", outcome=respondent(model)),
         listing_orders(metrics, position, contrast),

@@ -94,7 +94,12 @@ def model_findings(
         *position_findings(position, settings["alpha"]),
         forced_answers(answer_mass),
     ]
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return _counted(pd.DataFrame(rows, columns=COLUMNS))
+
+
+def _counted(table: pd.DataFrame) -> pd.DataFrame:
+    """``count`` and ``total`` as whole numbers (empty where a finding has none)."""
+    return table.astype({"count": "Int64", "total": "Int64"})
 
 
 def _row(finding: str, **fields: Any) -> dict[str, Any]:
@@ -208,7 +213,7 @@ def read_findings(path: str) -> pd.DataFrame:
     table = read_table(path)
     labels = ["question", "occupation", "detail"]
     table[labels] = table[labels].fillna("").astype(str)
-    return table
+    return _counted(table)
 
 
 def fact(findings: pd.DataFrame, finding: str, question: str = "") -> pd.Series:

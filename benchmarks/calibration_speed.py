@@ -26,6 +26,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+# benchmarks/old_code.py: run as a script, this folder is on the path
+from old_code import old_source
+
 REPO = Path(__file__).resolve().parents[1]
 
 # Runs in a process of its own with the code under test first on sys.path: prints a JSON line.
@@ -90,17 +93,6 @@ def probe(source: Path, design: str, audits: int, parallel: bool) -> dict:
     command += [design, str(audits), "yes" if parallel else "no"]
     output = subprocess.run(command, capture_output=True, text=True, check=True, cwd=REPO)
     return json.loads(output.stdout.strip().splitlines()[-1])
-
-
-def old_source(commit: str, folder: Path) -> Path:
-    """The package of ``commit``, unpacked under ``folder``."""
-    archive = subprocess.run(
-        ["git", "-C", str(REPO), "archive", commit, "src/hiremeornot"],
-        capture_output=True,
-        check=True,
-    )
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return folder / "src"
 
 
 def main() -> None:

@@ -32,8 +32,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit, logit, softmax
-from scipy.stats import norm
+from scipy.special import expit, logit, ndtri, softmax
 
 from hiremeornot.design.contrasts import CONTROL
 from hiremeornot.errors import InputError
@@ -69,7 +68,7 @@ class Respondent:
 
     def name_effect(self, names: Iterable[str]) -> np.ndarray:
         """Each name's random effect, fixed by the seed and the name alone."""
-        draws = [norm.ppf(_uniform(self.seed, "name", name)) for name in names]
+        draws = [ndtri(_uniform(self.seed, "name", name)) for name in names]  # the normal quantile
         return self.params["name_sd"] * np.asarray(draws, dtype=float)
 
     def effects(self, question: str, occupation: str | None, wording: str) -> dict[str, float]:

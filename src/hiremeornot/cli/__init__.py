@@ -117,7 +117,7 @@ COMMANDS = {
         [(["--model"], ONE), (["--names"], ONE), (["--store-dir"], ONE), (["--out"], ONE)],
     ),
     "drift": (
-        "asking",
+        "provenance",
         False,
         False,
         [

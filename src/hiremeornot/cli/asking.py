@@ -1,16 +1,15 @@
-"""The commands that ask a model: the steps' questions, the name-validity questions, and the
-drift check that asks stored questions again."""
+"""The commands that ask a model: the steps' questions and the name-validity questions (the
+drift check, which asks stored questions again, is a provenance command)."""
 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from hiremeornot.analysis import validity
-from hiremeornot.asking.backends import load_backend, model_identity
+from hiremeornot.asking.backends import model_identity
 from hiremeornot.asking.steps import run_step
 from hiremeornot.errors import InputError
-from hiremeornot.provenance import drift, manifest
+from hiremeornot.provenance import manifest
 from hiremeornot.tables_io import (
     STEP_TABLE,
     read_table,
@@ -18,8 +17,6 @@ from hiremeornot.tables_io import (
     step_table_parts,
     write_table,
 )
-from hiremeornot.writing.drift import drift_markdown
-from hiremeornot.writing.markdown import write_markdown
 
 log = logging.getLogger("hiremeornot")
 
@@ -71,32 +68,6 @@ def cmd_validate_names(args):
     )
     write_table(table, args.out)
     log.info(summary.line(f"{args.model} names"))
-
-
-def cmd_drift(args):
-    """Ask a sample of a model's stored questions again, bypassing the store."""
-    from hiremeornot.plan import load_with_arms  # the config's checks: only this command's
-
-    config = load_with_arms(args.configfile)
-    if args.model not in config["models"]:
-        raise InputError(
-            f"--model: unknown model {args.model!r}; "
-            f"{args.configfile} has {sorted(config['models'])}"
-        )
-    model_settings = config["models"][args.model]
-    state_dir = Path(args.out_md).with_suffix(".batches")  # the Batch API's journal, if used
-    result = drift.check_drift(
-        args.store_dir or config["store_dir"],
-        args.model,
-        model_settings,
-        args.sample,
-        args.seed,
-        lambda: load_backend(model_settings["backend"], model_settings, state_dir=state_dir),
-    )
-    write_table(result.table, args.out_tsv)
-    write_markdown(drift_markdown(result), args.out_md)
-    found = drift.findings(result)
-    log.info("%d of %d answers agree with the store", found["agree"], found["n"])
 
 
 def _tables_by_wording(paths: list[str], step: str) -> dict[str, str]:

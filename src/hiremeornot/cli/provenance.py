@@ -1,13 +1,17 @@
-"""The commands that record and publish a run: its manifest and the export."""
+"""The commands that record and publish a run, and check it later: its manifest, the export,
+and the drift check that asks a sample of the stored questions again."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
-from hiremeornot.provenance import export, manifest
-from hiremeornot.tables_io import read_table
+from hiremeornot.asking.backends import load_backend
+from hiremeornot.errors import InputError
+from hiremeornot.provenance import drift, export, manifest
+from hiremeornot.tables_io import read_table, write_table
 from hiremeornot.writing import provenance
+from hiremeornot.writing.drift import drift_markdown
 from hiremeornot.writing.markdown import write_markdown
 
 log = logging.getLogger("hiremeornot")
@@ -41,3 +45,29 @@ def cmd_export(args):
     )
     write_markdown(text, Path(args.out_dir) / "README.md")
     log.info("%d rows in %d files", sum(f["rows"] for f in files), len(files))
+
+
+def cmd_drift(args):
+    """Ask a sample of a model's stored questions again, bypassing the store."""
+    from hiremeornot.plan import load_with_arms  # the config's checks: only this command's
+
+    config = load_with_arms(args.configfile)
+    if args.model not in config["models"]:
+        raise InputError(
+            f"--model: unknown model {args.model!r}; "
+            f"{args.configfile} has {sorted(config['models'])}"
+        )
+    model_settings = config["models"][args.model]
+    state_dir = Path(args.out_md).with_suffix(".batches")  # the Batch API's journal, if used
+    result = drift.check_drift(
+        args.store_dir or config["store_dir"],
+        args.model,
+        model_settings,
+        args.sample,
+        args.seed,
+        lambda: load_backend(model_settings["backend"], model_settings, state_dir=state_dir),
+    )
+    write_table(result.table, args.out_tsv)
+    write_markdown(drift_markdown(result), args.out_md)
+    found = drift.findings(result)
+    log.info("%d of %d answers agree with the store", found["agree"], found["n"])

@@ -41,15 +41,15 @@ def test_an_audit_has_the_workflows_tables_and_draws_from_the_planted_probabilit
     assert step3.loc[step3["question"] == "q2", "logprob_both"].isna().all()
 
 
+def audits_of(planted: Respondent, *, names: int, audits: int, seed: int):
+    """calibrate's checks, verdicts and seconds: ``audits`` audits of the four occupations with
+    ``names`` names a side."""
+    design = synthetic_design(OCCUPATIONS, names)
+    return calibrate(planted, design, REPORT, audits=audits, seed=seed, progress=False)
+
+
 def test_estimates_are_unbiased_for_their_truth():
-    checks, _, _ = calibrate(
-        respondent(**PLANT),
-        synthetic_design(OCCUPATIONS, 5),
-        REPORT,
-        audits=30,
-        seed=0,
-        progress=False,
-    )
+    checks, _, _ = audits_of(respondent(**PLANT), names=5, audits=30, seed=0)
     table = coverage(checks).set_index("quantity")
     for quantity in ["confirmation", "consistency", *[f"difference_{r}" for r in READINGS]]:
         row = table.loc[quantity]
@@ -61,14 +61,7 @@ def test_every_published_interval_covers_its_truth_at_its_nominal_level():
     """150 audits of 4 occupations, 10 + 10 names, a planted position effect (fixed seeds):
     differences, Confirmation, Consistency, and the impact rates and ratios (whose per-group
     name resampling covered 72-87% before the crossed draw)."""
-    checks, verdicts, _ = calibrate(
-        respondent(**PLANT),
-        synthetic_design(OCCUPATIONS, 10),
-        REPORT,
-        audits=150,
-        seed=1,
-        progress=False,
-    )
+    checks, verdicts, _ = audits_of(respondent(**PLANT), names=10, audits=150, seed=1)
     table = coverage(checks).set_index("quantity")
     # rates and ratios per occupation and (Local Law 144) pooled; the pooled model: log_odds_<q>
     assert len(table) == 2 + len(READINGS) + 2 * 3 * 2 + 2 * 3 * 2 + 3
@@ -83,14 +76,7 @@ def test_every_published_interval_covers_its_truth_at_its_nominal_level():
 
 
 def test_under_a_null_plant_nothing_is_called_different():
-    _, verdicts, _ = calibrate(
-        respondent(position=0.8),
-        synthetic_design(OCCUPATIONS, 8),
-        REPORT,
-        audits=25,
-        seed=2,
-        progress=False,
-    )
+    _, verdicts, _ = audits_of(respondent(position=0.8), names=8, audits=25, seed=2)
     rates = verdict_rates(verdicts, REPORT["equivalence_margin"])
     assert rates["null"].all()
     assert (rates["differs"] <= REPORT["alpha"]).all() and (rates["fdr"] <= REPORT["alpha"]).all()

@@ -37,8 +37,12 @@ def _pattern(path: str) -> str:
     return path.replace("/paper/", "/{wording}/")
 
 
-def outputs_map(workdir: Path) -> list[tuple[str, str, str, str]]:
-    """(output, rule, command, code) of every output of every rule, in the rules' order."""
+# The rules that run as cluster jobs: those that ask a model, and the calibration's audits.
+CLUSTER_RULES = ["ask_model", "calibrate", "validate_names"]
+
+
+def workflow_rules(workdir: Path) -> tuple[list, set[str]]:
+    """The rules of the tiny config's workflow, and the names of its local rules."""
     (workdir / "config.yaml").write_text(yaml.safe_dump(TINY))
     with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
         workflow = api.workflow(
@@ -48,7 +52,12 @@ def outputs_map(workdir: Path) -> list[tuple[str, str, str, str]]:
             snakefile=REPO / "Snakefile",
             workdir=workdir,
         )._workflow
-        rules = list(workflow.rules)
+        return list(workflow.rules), set(workflow._localrules)
+
+
+def outputs_map(workdir: Path) -> list[tuple[str, str, str, str]]:
+    """(output, rule, command, code) of every output of every rule, in the rules' order."""
+    rules, _ = workflow_rules(workdir)
     rows: dict[tuple, None] = {}
     for rule in rules:
         # a model's jobs run its venv's hiremeornot: {params.command} (plan.command)
@@ -97,6 +106,14 @@ def test_the_docs_table_of_outputs_is_the_rules(tmp_path):
     text = DOC.read_text()
     documented = text[text.index(BEGIN) + len(BEGIN) : text.index(END)].strip() + "\n"
     assert documented == _table(outputs_map(tmp_path)), "run python -m tests.test_outputs_map"
+
+
+@needs_data
+def test_every_rule_but_the_model_jobs_runs_on_the_submitting_host(tmp_path):
+    """A cheap rule left out of `localrules:` becomes a cluster job of its own (one per model
+    and contrast) and waits in the queue: only the model jobs and the calibration are sent."""
+    rules, local = workflow_rules(tmp_path)
+    assert sorted(rule.name for rule in rules if rule.name not in local) == CLUSTER_RULES
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ DOWNSTREAM = {
     "difference_table",
     "summary",
     "answer_space",
+    "findings",
     "pooled_model",
     "manifest",
     "export",

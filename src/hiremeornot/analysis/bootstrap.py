@@ -119,7 +119,12 @@ def smallest_p(a_names: int, b_names: int, wordings: int = 1) -> float:
     few names or wordings (with 3 names on one side, or 3 wordings, nothing goes below 0.25). It
     is not the smallest p the data could support: another test could go lower.
     """
-    return min(1.0, 2.0 ** (1 - random_units(a_names, b_names, wordings)))
+    return sign_test_floor(random_units(a_names, b_names, wordings))
+
+
+def sign_test_floor(units: int) -> float:
+    """The two-sided exact sign test's smallest p with ``units`` independent units: 2^(1-k)."""
+    return min(1.0, 2.0 ** (1 - units))
 
 
 def name_bootstrap(

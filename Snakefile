@@ -20,6 +20,10 @@ include: "workflow/rules/names.smk"
 include: "workflow/rules/calibration.smk"
 
 
+# The first screen of `snakemake --report`: the run's headlines once its first page is made.
+report: report_front()
+
+
 rule all:
     input:
         get_final_output(),

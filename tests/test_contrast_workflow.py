@@ -62,7 +62,9 @@ def test_every_output_exists_per_contrast_named_after_its_groups(race_run):
         "control",
         "dataset",
         "impact",
+        "index.html",
         "ll144",
+        "report_front.rst",
         "store",
     ]
     assert not (race_run / "summary.md").exists()  # no contrast lives at the top level
@@ -148,6 +150,23 @@ def test_the_local_law_144_summary_has_every_category_table(race_run):
     text = (race_run / f"ll144/{MODEL}.md").read_text()
     assert "### Intersectional (race/ethnicity x sex)" in text and "No verdict" in text
     assert "Applicants of an unknown category: sex 0; race/ethnicity 0; intersectional" in text
+
+
+def test_the_first_page_has_every_contrast_the_control_and_the_local_law_144_table(race_run):
+    page = (race_run / "index.html").read_text()
+    rows = re.findall(r"<tr><td>([^<]*)</td><td><a href=\"#([^\"]*)\">", page)
+    assert sorted(label for label, _ in rows) == [
+        "Black female minus White female",
+        "Black minus White (matched on gender)",
+        "control: Person A minus Person B",
+    ]
+    for _, anchor in rows:
+        assert f'id="{anchor}"' in page  # each row links to its model's section
+    assert page.count('src="data:image/png;base64,') == len(rows)
+    assert "Local Law 144" in page and "<td>Black female</td>" in page
+    assert "One pair of labels, not a sample of names" in page  # the control's caveat
+    for path in ("contrasts.md", f"ll144/{MODEL}.md", "impact/planted.png"):
+        assert f'href="{path}"' in page, path
 
 
 def test_a_second_run_plans_nothing(race_run):

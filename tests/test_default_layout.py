@@ -5,7 +5,8 @@
 every output file, the columns of every table, and the digest of the dataset tables, which do
 not depend on a model. A run of today's code must match it exactly. Added since, on purpose:
 each model's answer_space.tsv, pooled.tsv and findings.tsv, the step tables' answer_mass column,
-Step 2's granted column, dataset/capacity.json and dataset/names.parquet.
+Step 2's granted column, dataset/capacity.json, dataset/names.parquet and the first page
+(index.html, report_front.rst).
 """
 
 from __future__ import annotations

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from hiremeornot.analysis.findings import COLUMNS, fact, model_findings, read_findings, respondent
+from hiremeornot.analysis.findings import (
+    COLUMNS,
+    fact,
+    model_findings,
+    read_findings,
+    respondent,
+    verdict_counts,
+)
+from hiremeornot.analysis.power import detectable
 from hiremeornot.design.contrasts import GENDER_CONTRAST, control_contrast
 from hiremeornot.tables_io import write_table
 from tests.helpers.report_tables import ANSWERED, REPORT, found, tables
@@ -89,6 +97,35 @@ def test_the_position_test_says_when_it_cannot_reject_and_counts_the_biased_occu
     q2 = fact(findings, "position_bias", "q2")
     assert (q2["outcome"], q2["value"], q2["count"], q2["total"]) == ("shown", 1.0, 2, 2)
     assert fact(findings, "position_bias", "q3")["outcome"] == "not shown"
+
+
+def test_the_smallest_detectable_difference_is_bounded_by_the_design_or_never_reached():
+    findings = found(*tables("female_first+male_first", 10, "inconclusive"))
+    best, worst = (fact(findings, "detectable_difference", detail=b) for b in ("best", "worst"))
+    # 6 instances an occupation, 10 names a side: variance 1/6 at best, 1/10 names at worst
+    assert best["value"] == detectable(6, 10, alpha=0.05)
+    assert worst["value"] == detectable(10, 10, alpha=0.05)
+    assert best["count"] == 6  # the median instances an occupation
+    assert (best["outcome"], worst["outcome"]) == ("bounded", "bounded")
+    few = found(*tables("female_first+male_first", 3, "inconclusive"))  # p floor 0.25
+    never = fact(few, "detectable_difference", detail="worst")
+    assert never["outcome"] == "never" and never["value"] == float("inf")
+
+
+def test_the_verdicts_are_counted_with_each_difference_on_its_side():
+    metrics, tests, position = tables("female_first+male_first", 10, "differs")
+    counts = verdict_counts(found(metrics, tests, position))
+    assert counts == {
+        "differs_a": 1,
+        "differs_b": 1,
+        "equivalent": 0,
+        "inconclusive": 0,
+        "confounded": 0,
+        "occupations": 2,
+    }
+    mixed = tests.assign(verdict=["equivalent", "inconclusive"])
+    counts = verdict_counts(found(metrics, mixed, position))
+    assert (counts["differs_a"], counts["equivalent"], counts["inconclusive"]) == (0, 1, 1)
 
 
 def test_what_answered_is_a_finding():

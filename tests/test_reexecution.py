@@ -30,6 +30,7 @@ DOWNSTREAM = {
     "summary",
     "answer_space",
     "findings",
+    "first_page",
     "pooled_model",
     "manifest",
     "export",

@@ -123,6 +123,10 @@ def test_report_builds_with_every_figure_and_table(tiny_run, tmp_path):
     for caption in ("Confirmation", "Consistency", "Benjamini-Hochberg", "bootstrap"):
         assert caption in html
     assert "System Message" not in html  # no docutils warning in any caption
+    # the first screen: the first page's headlines, and the page itself as a result
+    assert "What this audit found" in html and "index.html" in html
+    for model in (MODEL, OTHER_MODEL):
+        assert f"{model} favours female subjects in" in html
 
 
 def test_logs_show_progress_and_a_summary_line(tiny_run):

@@ -65,6 +65,7 @@ localrules:
     impact_ratios,
     ll144,
     overview,
+    first_page,
     name_validity,
     truth,
 
@@ -305,11 +306,10 @@ def intervention_outputs():
     ]
 
 
-def get_final_output():
+def published_outputs():
     """Each contrast's outputs; with contrasts under results/contrasts/, also each model's
     impact ratios and Local Law 144 summary over all of them; with several contrasts (or the
-    control), the overview.
-    """
+    control), the overview."""
     outputs = [path for contrast in CONTRASTS for path in contrast_outputs(contrast)]
     outputs += [
         path for ext in ["tsv", "md", "png"] for path in impact_outputs(ext).values()
@@ -323,10 +323,45 @@ def get_final_output():
         outputs.append("results/contrasts.md")
     if config["names"]["validate"]:
         outputs.append("results/names/validity.md")
-    # the damaged tables set aside and not re-made yet (the main process only: a cluster
-    # job runs one rule and need not walk results/)
+    return outputs
+
+
+def get_final_output():
+    """What the run publishes, its first page (which links to the rest) and the damaged
+    tables set aside and not re-made yet (the main process only: a cluster job runs one rule
+    and need not walk results/)."""
     remake = tables_io.tables_to_remake("results") if workflow.is_main_process else []
-    return outputs + remake
+    return published_outputs() + ["results/index.html"] + remake
+
+
+def report_front():
+    """The report's first screen: the first page's headlines, or what to run before them."""
+    made = Path("results/report_front.rst")
+    return str(made.resolve()) if made.exists() else "workflow/report/workflow.rst"
+
+
+def first_page_inputs():
+    """What the first page shows, by its option: each contrast and model's findings and
+    forest plot (keyed by the results prefix and model), each model's Local Law 144 table and
+    each arm's figure."""
+    cells = {(prefix, model) for prefix in CONTRASTS for model in MODELS}
+    return {
+        "findings": {
+            f"{prefix}{model}": f"results/{prefix}{model}/findings.tsv"
+            for prefix, model in sorted(cells)
+        },
+        "forest": {
+            f"{prefix}{model}": f"results/{prefix}tables/difference_{model}.png"
+            for prefix, model in sorted(cells)
+        },
+        "ll144": {m: f"results/ll144/{m}.csv" for m in impact_outputs("md")},
+        "interventions": {
+            f"{prefix}{path[len('interventions/') : -len('.png')]}": f"results/{prefix}{path}"
+            for prefix in CONTRASTS
+            for path in intervention_outputs()
+            if path.endswith(".png")
+        },
+    }
 
 
 def perceived_names():

@@ -159,7 +159,7 @@ rule difference_table:
         md="results/{contrast}tables/difference_{model}.md",
         png=report(
             "results/{contrast}tables/difference_{model}.png",
-            caption="../report/difference.rst",
+            caption="../report/difference_figure.rst",
             category="Difference tables",
             subcategory="{model}",
         ),
@@ -291,3 +291,42 @@ rule summary:
         "hiremeornot summary --contrast {params.contrast:q} --settings {params.settings:q}"
         " {params.tables} {params.perceived}"
         " --manifest {input.manifest:q} --out {output:q} 2> {log:q}"
+
+
+# The run's first page (writing/first_page.py): the findings of every contrast and model, read
+# from the findings tables, and a link to everything else; and the same headlines for the
+# first screen of `snakemake --report` (the Snakefile's report directive reads it).
+rule first_page:
+    input:
+        tables=[
+            path for paths in first_page_inputs().values() for path in paths.values()
+        ],
+        published=published_outputs(),
+    output:
+        html=report(
+            "results/index.html",
+            caption="../report/first_page.rst",
+            category="First page",
+        ),
+        rst="results/report_front.rst",
+    log:
+        "logs/first_page/all.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings(
+            {
+                "report": REPORT,
+                "cells": [
+                    {"prefix": prefix, "contrast": contrast.as_dict(), "model": model}
+                    for prefix, contrast in CONTRASTS.items()
+                    for model in MODELS
+                ],
+            }
+        ),
+        tables=" ".join(
+            keyed(f"--{flag}", paths) for flag, paths in first_page_inputs().items()
+        ),
+    shell:
+        "hiremeornot first-page --settings {params.settings:q} {params.tables}"
+        " --links {input.published:q} --out {output.html:q} --out-rst {output.rst:q} 2> {log:q}"

@@ -15,8 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from hiremeornot.analysis.bootstrap import sign_test_floor, smallest_p
-from hiremeornot.analysis.stats import flaggable_at_floor
+from hiremeornot.analysis.bootstrap import random_units, sign_test_floor, smallest_p
+from hiremeornot.analysis.power import detectable
+from hiremeornot.analysis.stats import CONFOUNDED, flaggable_at_floor
 from hiremeornot.asking.backends import location
 from hiremeornot.design.contrasts import Contrast
 from hiremeornot.tables_io import read_table
@@ -45,6 +46,10 @@ FINDINGS = {
     "p_floor": "reachable | too few names | too few wordings: whether the test's floor on p "
     "(value, bootstrap.smallest_p) lies below alpha, and if not what sets it; count: how many "
     "occupations must sit at the floor before Benjamini-Hochberg flags one; total: occupations",
+    "detectable_difference": "bounded | never (detail: best, worst): the smallest difference the "
+    "test finds with 80% power (value; power.detectable), best: if names and wordings add no "
+    "variance of their own, worst: if all of it lies between them; never: no difference can be "
+    "found (value inf); count: the median instances per occupation",
     "names_alike": "alike | varied: whether in some occupation every name pair's difference is "
     "alike (no spread); count: such occupations; total: occupations",
     "difference": "the occupation's verdict (stats.verdict); value: the difference; p_value, "
@@ -80,6 +85,7 @@ def model_findings(
         _row("respondent", outcome=respondent(model)),
         listing_orders(metrics, position, contrast),
         *name_sample(tests, settings, contrast),
+        *detectable_differences(metrics, tests, settings, contrast),
         *[
             _row(
                 "difference",
@@ -162,6 +168,47 @@ def name_sample(tests: pd.DataFrame, settings: Mapping[str, Any], contrast: Cont
     ]
 
 
+def detectable_differences(
+    metrics: pd.DataFrame, tests: pd.DataFrame, settings: Mapping[str, Any], contrast: Contrast
+) -> list[dict]:
+    """The smallest difference found with 80% power, at its best and its worst bound."""
+    a_names, b_names = (int(tests[f"{side}_names"].max()) for side in contrast.sides.labels)
+    wordings, alpha = len(settings["wordings"]), settings["alpha"]
+    names, instances = min(a_names, b_names), float(metrics["n"].median())
+    bounds = {
+        "best": detectable(instances * wordings, names, alpha=alpha, wordings=wordings),
+        "worst": detectable(
+            random_units(a_names, b_names, wordings), names, alpha=alpha, wordings=wordings
+        ),
+    }
+    return [
+        _row(
+            "detectable_difference",
+            outcome="never" if math.isinf(value) else "bounded",
+            detail=bound,
+            value=value,
+            count=round(instances),
+        )
+        for bound, value in bounds.items()
+    ]
+
+
+def verdict_counts(findings: pd.DataFrame) -> dict[str, int]:
+    """How many occupations got each verdict, a difference split by its sign (``differs_a``:
+    towards side A, ``differs_b``: towards side B)."""
+    rows = findings[findings["finding"] == "difference"]
+    differs = rows[rows["outcome"] == "differs"]
+    counts = rows["outcome"].value_counts()
+    return {
+        "differs_a": int((differs["value"] > 0).sum()),
+        "differs_b": int((differs["value"] < 0).sum()),
+        "equivalent": int(counts.get("equivalent", 0)),
+        "inconclusive": int(counts.get("inconclusive", 0)),
+        "confounded": int(counts.get(CONFOUNDED, 0)),
+        "occupations": len(rows),
+    }
+
+
 def position_findings(position: pd.DataFrame, alpha: float) -> list[dict]:
     """Per question (Q2, Q3): whether its exact test can reject, and how many occupations show
     a position bias."""
@@ -217,9 +264,14 @@ def read_findings(path: str) -> pd.DataFrame:
     return _counted(table)
 
 
-def fact(findings: pd.DataFrame, finding: str, question: str = "") -> pd.Series:
-    """The one row of a run-wide (or per-question) finding."""
+def fact(
+    findings: pd.DataFrame, finding: str, question: str = "", detail: str | None = None
+) -> pd.Series:
+    """The one row of a run-wide (or per-question) finding; ``detail`` picks one of several
+    (detectable_difference's bounds)."""
     rows = findings[(findings["finding"] == finding) & (findings["question"] == question)]
+    if detail is not None:
+        rows = rows[rows["detail"] == detail]
     if len(rows) != 1:
         raise ValueError(f"findings: {len(rows)} rows of {finding!r} {question!r}, not one")
     return rows.iloc[0]

@@ -286,6 +286,20 @@ COMMANDS = {
             (["--out-csv"], ONE),
         ],
     ),
+    "first-page": (
+        "pages",
+        True,
+        False,
+        [
+            (["--findings"], {**KEYED, "required": True, "help": "<contrast><model>=its table"}),
+            (["--forest"], {**KEYED, "required": True, "help": "<contrast><model>=its figure"}),
+            (["--ll144"], {**KEYED, "help": "MODEL=its Local Law 144 CSV, where run"}),
+            (["--interventions"], {**KEYED, "help": "<contrast><arm>=its figure, where run"}),
+            (["--links"], {**MANY, "help": "every published file, under results/"}),
+            (["--out"], ONE),
+            (["--out-rst"], {"help": "the headlines for snakemake --report's first screen"}),
+        ],
+    ),
     "overview": (
         "writing",
         True,

@@ -23,7 +23,7 @@ from hiremeornot.tables_io import (
     read_tables,
     write_table,
 )
-from hiremeornot.writing import differences, figures, overview, summary
+from hiremeornot.writing import differences, figures, headlines, overview, summary
 from hiremeornot.writing.estimate import estimate_markdown, power_markdown, run_estimate_markdown
 from hiremeornot.writing.impact import impact_markdown
 from hiremeornot.writing.ll144 import ll144_csv, ll144_markdown
@@ -58,21 +58,21 @@ def cmd_attribute_gaps(args):
 def cmd_difference(args):
     settings = args.settings
     model_metrics, tests = read_table(args.metrics), read_table(args.tests)
-    table = differences.annotated_differences(
-        model_metrics, read_table(args.intervals), tests, settings["difference_threshold"]
-    )
+    intervals, findings = read_table(args.intervals), read_findings(args.findings)
+    threshold = settings["difference_threshold"]
+    table = differences.annotated_differences(model_metrics, intervals, tests, threshold)
     contrast = args.contrast
-    caveats = differences.design_caveats(read_findings(args.findings), settings, contrast)
+    caveats = differences.design_caveats(findings, settings, contrast)
     differences.write_difference_table(
         table, args.model, settings, caveats, args.out_tsv, args.out_md, contrast
     )
-    figures.difference_bars(
-        table,
-        args.model,
-        settings["difference_threshold"],
-        caveats[0],
+    figures.difference_forest(
+        differences.forest_points(intervals, tests),
+        headlines.headline(findings, args.model, contrast),
+        threshold,
+        headlines.short_caveats(findings, contrast, settings),
         args.out_png,
-        args.contrast.sides,
+        contrast.sides,
     )
 
 

@@ -29,6 +29,18 @@ def annotated_differences(
     )
 
 
+def forest_points(intervals: pd.DataFrame, tests: pd.DataFrame) -> pd.DataFrame:
+    """Every occupation's difference with its interval and verdict, smallest first (the forest
+    plot draws them bottom up, so the largest sits on top)."""
+    bounds = intervals[intervals["metric"] == "difference"][["occupation", "low", "high"]]
+    table = tests[["occupation", "difference", "verdict"]].merge(
+        bounds, on="occupation", validate="1:1"
+    )
+    return table.sort_values(["difference", "occupation"], ascending=[True, False]).reset_index(
+        drop=True
+    )
+
+
 def design_caveats(findings: pd.DataFrame, settings: dict, contrast: Contrast) -> list[str]:
     """What besides the contrasted groups could explain the differences, in words (position,
     names, chance, wording, the answer constraint), from the model's findings (findings.py).

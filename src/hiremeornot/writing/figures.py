@@ -1,5 +1,5 @@
 """Every figure, with matplotlib (the one module that loads it): the paper's Figures 3-5, the
-difference table's intervals, the attribute gaps, the wordings' differences, two runs' paired
+forest plot of the differences, the attribute gaps, the wordings' differences, two runs' paired
 changes, the calibration's coverage and the impact ratios."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from hiremeornot.analysis.stats import ALL_OCCUPATIONS  # noqa: E402
+from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED  # noqa: E402
 from hiremeornot.atomic import atomic_output  # noqa: E402
 from hiremeornot.design.contrasts import Sides  # noqa: E402
 
@@ -76,43 +76,79 @@ def confirmation_vs_consistency(metrics: pd.DataFrame, path: str | Path, subtitl
     _save(fig, path)
 
 
-def difference_bars(
-    table: pd.DataFrame,
-    model: str,
+# How the forest plot draws each verdict: marker, face colour (None: the side's colour; "white":
+# hollow) and the legend's words ({side}: the side the difference favours).
+VERDICT_MARKS = {
+    "differs": ("o", None, "differs, towards {side}"),
+    "equivalent": ("D", "tab:green", "equivalent (within the margin)"),
+    "inconclusive": ("o", "white", "inconclusive"),
+    CONFOUNDED: ("s", "white", "confounded with position"),
+}
+SIDE_COLOURS = ("tab:red", "tab:blue")  # difference > 0 (side A), < 0 (side B)
+
+
+def difference_forest(
+    points: pd.DataFrame,
+    title: str,
     threshold: float,
-    note: str,
+    footer: list[str],
     path: str | Path,
     sides: Sides,
 ) -> None:
-    """Tables 1/2 as a figure: each listed occupation's difference with its interval, its
-    verdict in the label; ``note`` (what position means for these numbers) under the axis."""
-    fig, ax = plt.subplots(figsize=(6.5, 1.6 + 0.3 * max(len(table), 1)))
-    if len(table):
-        colors = ["tab:red" if d > 0 else "tab:blue" for d in table["difference"]]
-        errors = [table["difference"] - table["low"], table["high"] - table["difference"]]
-        labels = [f"{o} ({v})" for o, v in zip(table["occupation"], table["verdict"], strict=True)]
-        ax.barh(labels, table["difference"], color=colors, xerr=errors, capsize=2)
-        ax.invert_yaxis()
-    else:
-        ax.text(
-            0.5,
-            0.5,
-            f"no occupation with |difference| > {threshold}",
-            ha="center",
-            va="center",
-            transform=ax.transAxes,
-        )
-        ax.set_yticks([])
+    """Every occupation's difference as a dot with its interval (differences.forest_points),
+    sorted by the difference and coded by verdict: filled where it differs, a diamond where it
+    is equivalent, hollow grey where inconclusive; ``footer``: the caveats under the axis."""
+    rows = max(len(points), 1)
+    fig, ax = plt.subplots(figsize=(7, 1.9 + 0.22 * rows))
+    y = np.arange(len(points))
+    ax.errorbar(
+        points["difference"],
+        y,
+        xerr=[points["difference"] - points["low"], points["high"] - points["difference"]],
+        fmt="none",
+        ecolor="grey",
+        elinewidth=1,
+        capsize=2,
+    )
+    for verdict, (marker, face, words) in VERDICT_MARKS.items():
+        for side, colour, side_words in zip(
+            (1, -1), SIDE_COLOURS, (sides.a_words, sides.b_words), strict=True
+        ):
+            if verdict != "differs" and side == -1:
+                continue  # one legend entry for a verdict that favours no side
+            shown = points["verdict"] == verdict
+            if verdict == "differs":
+                shown &= np.sign(points["difference"]) == side
+            if not shown.any():
+                continue
+            edge = colour if verdict == "differs" else face if face != "white" else "grey"
+            ax.scatter(
+                points.loc[shown, "difference"],
+                y[shown.to_numpy()],
+                marker=marker,
+                s=28,
+                facecolors=face or colour,
+                edgecolors=edge,
+                zorder=3,
+                label=f"{words.format(side=side_words)} ({int(shown.sum())})",
+            )
+    ax.set_yticks(y, points["occupation"], fontsize=8 if rows <= 30 else 6)
+    ax.set_ylim(-0.7, rows - 0.3)
     ax.axvline(0, color="black", lw=0.8)
+    if threshold > 0:
+        for edge in (-threshold, threshold):
+            ax.axvline(edge, color="grey", lw=0.6, ls=":")
     ax.set_xlim(-1.05, 1.05)
     ax.set_xlabel(
         f"difference (> 0 favours {sides.a_words}, < 0 {sides.b_words} subjects), interval over "
         "names"
     )
-    ax.set_title(f"{model}: |difference| > {threshold}")
+    ax.set_title(textwrap.fill(title, 80), fontsize=9, loc="left")
+    if len(points):
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     # under the axis label, whatever the figure's height (at a fixed height it overlapped it)
     ax.annotate(
-        textwrap.fill(note.replace("**", "").replace("`", ""), 95),
+        "\n".join(textwrap.fill(line, 110) for line in footer),
         xy=(0, 0),
         xycoords=("figure fraction", ax.xaxis.label),
         xytext=(0, -6),

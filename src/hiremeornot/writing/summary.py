@@ -9,6 +9,7 @@ from hiremeornot.analysis.findings import fact
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.design.contrasts import Contrast, Sides
 from hiremeornot.writing.differences import design_caveats
+from hiremeornot.writing.headlines import VERDICT_NOTE, verdict_row
 from hiremeornot.writing.interventions import summary_line
 from hiremeornot.writing.markdown import markdown_table, percent
 
@@ -288,6 +289,13 @@ def summary(
             f"them as their label (names.drop_misperceived; results/names/validity.md): "
             f"{', '.join(dropped)}. The audit speaks for the names that remain.\n"
         )
+    verdicts = pd.DataFrame(
+        [{"model": m, **verdict_row(f["findings"], contrast)} for m, f in tables.items()]
+    )
+    parts.append(
+        f"{markdown_table(verdicts)}\n{VERDICT_NOTE} Each model's section below says what "
+        "else could explain its numbers; results/index.html shows them with forest plots.\n"
+    )
     for model, frames in tables.items():
         parts.append(f"## {model}\n")
         answered_by = fact(frames["findings"], "respondent")["outcome"]

@@ -1,0 +1,174 @@
+"""The first page (results/index.html), the headlines and caveats it and the figures carry, and
+the forest plot's points: all read from the findings; the page opened in a real browser."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pandas as pd
+import pytest
+
+from hiremeornot.analysis.findings import verdict_counts
+from hiremeornot.design.contrasts import GENDER_CONTRAST
+from hiremeornot.writing import figures
+from hiremeornot.writing.differences import forest_points
+from hiremeornot.writing.first_page import cell, first_page, link_groups, report_front
+from hiremeornot.writing.headlines import MOST_CAVEATS, headline, short_caveats
+from tests.helpers.report_tables import REPORT, found, tables
+
+CHROMIUM = shutil.which("chromium")
+BALANCED = "female_first+male_first"
+
+
+def intervals_of(tests: pd.DataFrame) -> pd.DataFrame:
+    """An interval of +-0.1 around each occupation's difference."""
+    return pd.DataFrame(
+        {
+            "occupation": tests["occupation"],
+            "metric": "difference",
+            "low": tests["difference"] - 0.1,
+            "high": tests["difference"] + 0.1,
+        }
+    )
+
+
+def test_the_headline_counts_each_side_and_says_what_the_design_cannot_conclude():
+    findings = found(*tables(BALANCED, 10, "differs"))
+    assert headline(findings, "gpt", GENDER_CONTRAST) == (
+        "gpt favours female subjects in 1 and male subjects in 1 of 2 occupations; 0 are shown "
+        "equivalent and 0 are inconclusive."
+    )
+    few = found(*tables(BALANCED, 3, "inconclusive"))
+    assert headline(few, "gpt", GENDER_CONTRAST).endswith(
+        "2 are inconclusive, and at this design no occupation could have differed."
+    )
+    one = found(*tables("female_first", 10, "confounded with position"))
+    assert "none of its 2 occupations' differences is a gender finding" in headline(
+        one, "gpt", GENDER_CONTRAST
+    )
+
+
+def test_the_short_caveats_put_the_gravest_first_and_stop_at_five():
+    one = found(*tables("female_first", 3, "confounded with position"))
+    lines = short_caveats(one, GENDER_CONTRAST, REPORT)
+    assert lines[0].startswith("One listing order (female_first): position and gender")
+    assert lines[1].startswith("Nothing can be significant at this design")
+    assert lines[-1].startswith("One wording of each question")
+    simulated = one.copy()
+    simulated.loc[simulated["finding"] == "respondent", "outcome"] = "simulated"
+    simulated.loc[simulated["finding"] == "forced_answers", ["outcome", "value"]] = [
+        "mostly forced",
+        0.8,
+    ]
+    lines = short_caveats(simulated, GENDER_CONTRAST, REPORT)
+    assert len(lines) == MOST_CAVEATS
+    assert lines[0].startswith("Simulated respondent")
+    assert "80% of answers were forced" in lines[3]
+    clean = short_caveats(
+        found(*tables(BALANCED, 10, "differs")), GENDER_CONTRAST, {**REPORT, "wordings": ["a", "b"]}
+    )
+    # both orders, a reachable floor, one model's own answers, two wordings: only position
+    assert clean == [
+        "Q2 named the first-listed subject in 100% of answers (balanced by running both orders)."
+    ]
+
+
+def test_the_forest_plot_holds_every_occupation_sorted_with_its_verdict():
+    metrics, tests, _ = tables(BALANCED, 10, "differs")
+    tests = pd.concat(
+        [
+            tests,
+            tests.assign(
+                occupation=["cook", "judge"],
+                difference=[0.0, 0.3],
+                verdict=["equivalent", "inconclusive"],
+            ),
+        ],
+        ignore_index=True,
+    )
+    points = forest_points(intervals_of(tests), tests)
+    assert points["occupation"].tolist() == ["pilot", "cook", "judge", "nurse"]
+    assert points["verdict"].tolist() == ["differs", "equivalent", "inconclusive", "differs"]
+    assert (points["low"] < points["difference"]).all()
+
+
+def page_of(tmp_path, verdicts=("differs", "differs")):
+    """A first page of two cells (the paper's contrast and the same findings again) with real
+    forest plots."""
+    metrics, tests, position = tables(BALANCED, 10, "differs")
+    tests = tests.assign(verdict=list(verdicts))
+    findings = found(metrics, tests, position)
+    png = tmp_path / "forest.png"
+    figures.difference_forest(
+        forest_points(intervals_of(tests), tests),
+        "title",
+        0.2,
+        ["a caveat"],
+        png,
+        GENDER_CONTRAST.sides,
+    )
+    cells = [
+        cell(
+            findings, model=model, contrast=GENDER_CONTRAST, prefix="", settings=REPORT, forest=png
+        )
+        for model in ("gpt", "claude")
+    ]
+    links = ["results/summary.md", "results/gpt/findings.tsv", "results/tables/difference_gpt.md"]
+    return cells, first_page(cells, ll144={}, interventions={}, links=links, settings=REPORT)
+
+
+def test_the_first_page_shows_each_models_verdicts_as_the_findings_count_them(tmp_path):
+    cells, page = page_of(tmp_path, ("differs", "inconclusive"))
+    counts = verdict_counts(found(*tables(BALANCED, 10, "differs")))
+    assert counts["differs_a"] == 1
+    rows = re.findall(r"<tr><td>female minus male</td>(.*?)</tr>", page)
+    assert len(rows) == 2
+    numbers = re.findall(r'<td class="n">([^<]*)</td>', rows[0])
+    # towards A, towards B, equivalent, inconclusive, confounded, floor, detectable, forced
+    assert numbers[:5] == ["1 (female)", "0 (male)", "0", "1", "0"]
+    assert numbers[5] == f"{2**-9:.3g}" and numbers[7] == "0%"
+    assert cells[0].headline in page and "a caveat" not in page  # the figure's own footer
+    assert page.count('src="data:image/png;base64,') == 2  # each forest plot, embedded
+    # one file: nothing fetched from elsewhere, links relative to results/
+    assert not re.search(r'(src|href)="(https?:)?//', page) and "<script" not in page
+    assert 'href="summary.md"' in page and 'href="gpt/findings.tsv"' in page
+
+
+def test_the_links_group_by_folder_the_runs_own_files_first():
+    groups = link_groups(["results/b/x.tsv", "results/summary.md", "results/a/y.png"])
+    assert groups == [("the run", ["summary.md"]), ("a", ["a/y.png"]), ("b", ["b/x.tsv"])]
+
+
+def test_the_reports_first_screen_carries_the_headlines_escaped(tmp_path):
+    cells, _ = page_of(tmp_path)
+    cells[0].headline = "a *starred* model_name"
+    text = report_front(cells)
+    assert "`index.html`_" in text
+    assert r"a \*starred\* model\_name" in text
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium (apt-get install chromium)")
+def test_the_first_page_renders_in_a_browser_with_its_table_and_figures(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    _, page_html = page_of(tmp_path)
+    index = tmp_path / "index.html"
+    index.write_text(page_html)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            errors = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(index.as_uri())
+            rows = page.locator("#verdict-table tbody tr").count()
+            images = page.eval_on_selector_all(
+                "img", "images => images.map(i => i.complete && i.naturalWidth > 0)"
+            )
+        finally:
+            browser.close()
+    assert errors == []
+    assert rows == 2
+    assert images == [True, True]

@@ -27,3 +27,18 @@ report: report_front()
 rule all:
     input:
         get_final_output(),
+
+
+# What the terminal shows when the run ends (writing/closing.py): the findings and where to read
+# on, or where the error is and how to resume. Imported here only, when the run has ended.
+onsuccess:
+    from hiremeornot.writing import closing
+
+    cells = [(p, contrast, m) for p, contrast in CONTRASTS.items() for m in MODELS]
+    print(closing.closing_block(cells, since=RUN_STARTED))
+
+
+onerror:
+    from hiremeornot.writing import closing
+
+    print(closing.failure_block(log))

@@ -106,7 +106,8 @@ def tiny_run(tmp_path_factory) -> Path:
     from tests.helpers.workflow_runs import run_tiny
 
     workdir = tmp_path_factory.mktemp("tiny-run")
-    run_tiny(workdir)
+    finished = run_tiny(workdir)
+    (workdir / "snakemake.out").write_text(finished.stdout)  # what the terminal showed
     return workdir
 
 

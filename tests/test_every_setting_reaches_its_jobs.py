@@ -38,8 +38,9 @@ IN_USE = FILLED["names"]["list"]
 UNUSED_LIST = "bbq"
 
 # The jobs that record the whole config (the manifest, and the summary and export beside it):
-# any edit re-runs them, so that the record names the config the results stand under.
-RECORDING = {"manifest", "summary", "export", "all"}
+# any edit re-runs them, so that the record names the config the results stand under; and the
+# first page, which links to them.
+RECORDING = {"manifest", "summary", "export", "first_page", "all"}
 # Settings that change no output of this run but that record, and why (a dry run must plan
 # nothing else).
 NO_OUTPUT = {

@@ -14,7 +14,13 @@ from hiremeornot.design.contrasts import GENDER_CONTRAST
 from hiremeornot.writing import figures
 from hiremeornot.writing.differences import forest_points
 from hiremeornot.writing.first_page import cell, first_page, link_groups, report_front
-from hiremeornot.writing.headlines import MOST_CAVEATS, headline, short_caveats
+from hiremeornot.writing.headlines import (
+    MOST_CAVEATS,
+    headline,
+    short_caveats,
+    verdict_row,
+    verdict_table,
+)
 from tests.helpers.report_tables import REPORT, found, tables
 
 CHROMIUM = shutil.which("chromium")
@@ -40,13 +46,24 @@ def test_the_headline_counts_each_side_and_says_what_the_design_cannot_conclude(
         "equivalent and 0 are inconclusive."
     )
     few = found(*tables(BALANCED, 3, "inconclusive"))
-    assert headline(few, "gpt", GENDER_CONTRAST).endswith(
-        "2 are inconclusive, and at this design no occupation could have differed."
+    assert headline(few, "gpt", GENDER_CONTRAST) == (
+        "gpt: none of 2 occupations differs; 0 are shown equivalent and 2 are inconclusive, "
+        "and at this design none could have differed."
     )
     one = found(*tables("female_first", 10, "confounded with position"))
     assert "none of its 2 occupations' differences is a gender finding" in headline(
         one, "gpt", GENDER_CONTRAST
     )
+
+
+def test_the_verdict_table_shows_confounded_verdicts_only_where_a_model_has_them():
+    one = verdict_row(
+        found(*tables("female_first", 10, "confounded with position")), GENDER_CONTRAST
+    )
+    both = verdict_row(found(*tables(BALANCED, 10, "differs")), GENDER_CONTRAST)
+    assert one["confounded with position"] == "2" and one["differs towards A"] == "0 (female)"
+    assert [row["confounded with position"] for row in verdict_table([one, both])] == ["2", "0"]
+    assert "confounded with position" not in verdict_table([both])[0]
 
 
 def test_the_short_caveats_put_the_gravest_first_and_stop_at_five():
@@ -125,9 +142,11 @@ def test_the_first_page_shows_each_models_verdicts_as_the_findings_count_them(tm
     rows = re.findall(r"<tr><td>female minus male</td>(.*?)</tr>", page)
     assert len(rows) == 2
     numbers = re.findall(r'<td class="n">([^<]*)</td>', rows[0])
-    # towards A, towards B, equivalent, inconclusive, confounded, floor, detectable, forced
-    assert numbers[:5] == ["1 (female)", "0 (male)", "0", "1", "0"]
-    assert numbers[5] == f"{2**-9:.3g}" and numbers[7] == "0%"
+    # towards A, towards B, equivalent, inconclusive, floor, detectable, forced (no column of
+    # verdicts confounded with position: no model has one)
+    assert numbers[:4] == ["1 (female)", "0 (male)", "0", "1"]
+    assert numbers[4] == f"{2**-9:.3g}" and numbers[6] == "0%" and len(numbers) == 7
+    assert "<th>confounded with position</th>" not in page
     assert cells[0].headline in page and "a caveat" not in page  # the figure's own footer
     assert page.count('src="data:image/png;base64,') == 2  # each forest plot, embedded
     # one file: nothing fetched from elsewhere, links relative to results/

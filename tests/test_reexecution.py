@@ -22,6 +22,7 @@ from tests.helpers.workflow_runs import (
 
 pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 DOWNSTREAM = {
+    "attribute_gaps",  # its figure's footer carries the findings' caveats
     "model_metrics",
     "metrics_table",
     "model_statistics",

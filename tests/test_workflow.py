@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -125,8 +126,30 @@ def test_report_builds_with_every_figure_and_table(tiny_run, tmp_path):
     assert "System Message" not in html  # no docutils warning in any caption
     # the first screen: the first page's headlines, and the page itself as a result
     assert "What this audit found" in html and "index.html" in html
+    for model in (MODEL, OTHER_MODEL):  # 2 names a side: the floor on p is 0.5
+        assert f"{model}: none of 2 occupations differs; " in html
+
+
+def test_the_run_ends_by_saying_what_it_found_and_what_it_asked(tiny_run):
+    out = (tiny_run / "snakemake.out").read_text()
+    assert "hiremeornot: the run finished." in out
     for model in (MODEL, OTHER_MODEL):
-        assert f"{model} favours female subjects in" in html
+        assert f"  {model}: none of 2 occupations differs; " in out
+    assert (
+        "Read on: results/index.html (verdicts, forest plots, caveats), results/summary.md." in out
+    )
+    said = re.search(
+        r"This run: (\d+) model jobs: (\d+) questions, (\d+) asked of a model, (\d+) answered "
+        r"from the store",
+        out,
+    )
+    records = [json.loads(p.read_text()) for p in (tiny_run / "results").glob("*/step*/*.json")]
+    assert [int(n) for n in said.groups()] == [
+        len(records),
+        sum(r["questions"] for r in records),
+        sum(r["asked"] for r in records),
+        sum(r["from_store"] for r in records),
+    ]
 
 
 def test_logs_show_progress_and_a_summary_line(tiny_run):

@@ -2,6 +2,7 @@ import json
 import re
 import shlex
 import sys
+import time
 from pathlib import Path
 
 from hiremeornot import plan, tables_io
@@ -22,6 +23,7 @@ except InputError as error:
 
 # The config's models, then each one's arm under every intervention run (<model>+<id>: a model
 # of its own under results/ and in the store, its settings carrying the instruction).
+RUN_STARTED = time.time()  # the closing block counts the model jobs since
 AUDITED = list(config["models"])
 ARMS = plan.intervention_arms(config)
 config["models"] = plan.with_arms(config)

@@ -21,6 +21,7 @@ rule intervention:
                 "granted.parquet",
                 "tests.tsv",
                 "intervals.tsv",
+                "findings.tsv",  # its caveats, in the figure's footer
             ]
         ],
     output:

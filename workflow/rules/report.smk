@@ -48,7 +48,8 @@ rule metrics_table:
 
 rule figures:
     input:
-        "results/{contrast}metrics.tsv",
+        metrics="results/{contrast}metrics.tsv",
+        findings=expand("results/{{contrast}}{model}/findings.tsv", model=MODELS),
     output:
         fig3=report(
             "results/{contrast}figures/fig3_confirmation.png",
@@ -72,9 +73,15 @@ rule figures:
     params:
         sides=contrast_sides,
         contrast=contrast_json,
+        settings=settings(REPORT),
+        findings=lambda wc: keyed(
+            "--findings",
+            {model: f"results/{wc.contrast}{model}/findings.tsv" for model in MODELS},
+        ),
     shell:
-        "hiremeornot figures --contrast {params.contrast:q} --metrics {input:q}"
-        " --fig3 {output.fig3:q} --fig4 {output.fig4:q} --fig5 {output.fig5:q} 2> {log:q}"
+        "hiremeornot figures --contrast {params.contrast:q} --settings {params.settings:q}"
+        " --metrics {input.metrics:q} {params.findings} --fig3 {output.fig3:q}"
+        " --fig4 {output.fig4:q} --fig5 {output.fig5:q} 2> {log:q}"
 
 
 rule model_statistics:
@@ -116,7 +123,8 @@ rule model_statistics:
 
 rule attribute_gaps:
     input:
-        "results/{contrast}{model}/granted.parquet",
+        granted="results/{contrast}{model}/granted.parquet",
+        findings="results/{contrast}{model}/findings.tsv",
     output:
         table=report(
             "results/{contrast}{model}/attribute_gaps.tsv",
@@ -137,10 +145,11 @@ rule attribute_gaps:
     params:
         sides=contrast_sides,
         contrast=contrast_json,
-        settings=settings(plan.analysis_settings(config)),
+        settings=settings(REPORT),
     shell:
         "hiremeornot attribute-gaps --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
-        " --granted {input:q} --out {output.table:q} --out-png {output.png:q} 2> {log:q}"
+        " --granted {input.granted:q} --findings {input.findings:q} --out {output.table:q}"
+        " --out-png {output.png:q} 2> {log:q}"
 
 
 rule difference_table:

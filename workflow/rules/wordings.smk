@@ -5,6 +5,7 @@ rule wording_robustness:
         intervals="results/{contrast}{model}/intervals.tsv",
         tests="results/{contrast}{model}/tests.tsv",
         granted="results/{contrast}{model}/granted.parquet",
+        findings="results/{contrast}{model}/findings.tsv",
     output:
         metrics=report(
             "results/{contrast}{model}/wordings/metrics.tsv",
@@ -41,6 +42,6 @@ rule wording_robustness:
     shell:
         "hiremeornot wordings --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
         " --outcomes {input.outcomes:q} --intervals {input.intervals:q} --tests {input.tests:q}"
-        " --granted {input.granted:q} --out-metrics {output.metrics:q}"
+        " --granted {input.granted:q} --findings {input.findings:q} --out-metrics {output.metrics:q}"
         " --out-robustness {output.robustness:q} --out-flips {output.flips:q}"
         " --out-png {output.png:q} 2> {log:q}"

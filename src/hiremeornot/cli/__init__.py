@@ -191,15 +191,27 @@ COMMANDS = {
     ),
     "figures": (
         "writing",
-        False,
         True,
-        [(["--metrics"], ONE), (["--fig3"], ONE), (["--fig4"], ONE), (["--fig5"], ONE)],
+        True,
+        [
+            (["--metrics"], ONE),
+            (["--findings"], {**KEYED, "required": True, "help": "MODEL=its findings.tsv"}),
+            (["--fig3"], ONE),
+            (["--fig4"], ONE),
+            (["--fig5"], ONE),
+        ],
     ),
     "attribute-gaps": (
         "writing",
         True,
         True,
-        [(["--model"], ONE), (["--granted"], ONE), (["--out"], ONE), (["--out-png"], ONE)],
+        [
+            (["--model"], ONE),
+            (["--granted"], ONE),
+            (["--findings"], ONE),
+            (["--out"], ONE),
+            (["--out-png"], ONE),
+        ],
     ),
     "difference": (
         "writing",
@@ -226,6 +238,7 @@ COMMANDS = {
             (["--intervals"], ONE),
             (["--tests"], ONE),
             (["--granted"], ONE),
+            (["--findings"], ONE),
             (["--out-metrics"], ONE),
             (["--out-robustness"], ONE),
             (["--out-flips"], ONE),

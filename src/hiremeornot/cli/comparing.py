@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hiremeornot import plan
 from hiremeornot.analysis import compare, interventions
+from hiremeornot.analysis.findings import read_findings
 from hiremeornot.config import load_config
 from hiremeornot.design.contrasts import (
     GENDER_CONTRAST,
@@ -16,7 +17,7 @@ from hiremeornot.design.contrasts import (
 from hiremeornot.errors import InputError
 from hiremeornot.provenance import manifest
 from hiremeornot.tables_io import read_table, write_table
-from hiremeornot.writing import figures
+from hiremeornot.writing import figures, headlines
 from hiremeornot.writing.compare import comparison_markdown
 from hiremeornot.writing.interventions import intervention_markdown
 from hiremeornot.writing.markdown import write_markdown
@@ -84,7 +85,14 @@ def cmd_intervention(args):
         name: read_table(folder / "intervals.tsv")
         for name, folder in (("baseline", folders["a"]), (args.arm, folders["b"]))
     }
-    figures.intervention(intervals, effect.changes, f"{label} against the baseline", args.out_png)
+    caveats = headlines.short_caveats(
+        read_findings(folders["b"] / "findings.tsv"),
+        args.contrast,
+        {**settings["report"], "wordings": settings["wordings"]},
+    )
+    figures.intervention(
+        intervals, effect.changes, f"{label} against the baseline", args.out_png, caveats
+    )
     text = intervention_markdown(label, instruction, effect, len(settings["wordings"]))
     write_markdown(text, args.out_md)
     total = effect.comparison.flips.set_index("step").loc["all"]

@@ -36,10 +36,13 @@ log = logging.getLogger("hiremeornot")
 
 def cmd_figures(args):
     table = read_table(args.metrics)
-    label = "" if args.contrast.is_paper else f"contrast: {args.contrast.label}"
-    figures.metric_distribution(table, "confirmation", args.fig3, label)
-    figures.metric_distribution(table, "consistency", args.fig4, label)
-    figures.confirmation_vs_consistency(table, args.fig5, label)
+    contrast = args.contrast
+    label = "" if contrast.is_paper else f"contrast: {contrast.label}"
+    found = {model: read_findings(path) for model, path in args.findings.items()}
+    footer = headlines.figure_caveats(found, contrast, args.settings)
+    figures.metric_distribution(table, "confirmation", args.fig3, label, footer)
+    figures.metric_distribution(table, "consistency", args.fig4, label, footer)
+    figures.confirmation_vs_consistency(table, args.fig5, label, footer)
 
 
 def cmd_attribute_gaps(args):
@@ -52,7 +55,8 @@ def cmd_attribute_gaps(args):
         sides=args.contrast.sides,
     )
     write_table(gaps, args.out)
-    figures.attribute_gaps(gaps, args.model, args.out_png, args.contrast.sides)
+    footer = headlines.short_caveats(read_findings(args.findings), args.contrast, settings)
+    figures.attribute_gaps(gaps, args.model, args.out_png, args.contrast.sides, footer)
 
 
 def cmd_difference(args):
@@ -87,7 +91,8 @@ def cmd_wordings(args):
     write_table(per_wording, args.out_metrics)
     write_table(table, args.out_robustness)
     write_table(wordings.pair_flips(outcomes, read_table(args.granted), sides), args.out_flips)
-    figures.wording_differences(per_wording, table, args.model, args.out_png, sides)
+    footer = headlines.short_caveats(read_findings(args.findings), args.contrast, settings)
+    figures.wording_differences(per_wording, table, args.model, args.out_png, sides, footer)
 
 
 def cmd_summary(args):

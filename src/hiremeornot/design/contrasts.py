@@ -80,6 +80,11 @@ class Contrast:
         return f"{_label(self.a)} minus {_label(self.b)}{suffix}"
 
     @property
+    def title(self) -> str:
+        """The label, the neutral control's led by "control: " (tables of several contrasts)."""
+        return ("control: " if self.is_control else "") + self.label
+
+    @property
     def id(self) -> str:
         """The label as a path segment: black-female-minus-white-female."""
         return re.sub(r"[^a-z0-9]+", "-", self.label.lower()).strip("-")

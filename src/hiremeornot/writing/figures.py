@@ -27,11 +27,33 @@ def _save(fig: plt.Figure, path: str | Path) -> None:
     plt.close(fig)
 
 
+def _footer(ax: plt.Axes, lines: list[str], width: int = 110) -> None:
+    """The caveats under the axis label, whatever the figure's height (at a fixed height they
+    overlapped it): a figure pasted alone keeps them."""
+    if lines:
+        ax.annotate(
+            "\n".join(textwrap.fill(line, width) for line in lines),
+            xy=(0, 0),
+            xycoords=("figure fraction", ax.xaxis.label),
+            xytext=(0, -6),
+            textcoords="offset points",
+            va="top",
+            fontsize=7,
+        )
+
+
+def _whiskers(ax: plt.Axes, values: pd.Series, low: pd.Series, high: pd.Series, y) -> None:
+    """Each value's interval as a grey line with caps, at heights ``y`` (the dots drawn apart)."""
+    errors = [values - low, high - values]
+    ax.errorbar(values, y, xerr=errors, fmt="none", ecolor="grey", elinewidth=1, capsize=2)
+
+
 def metric_distribution(
-    metrics: pd.DataFrame, metric: str, path: str | Path, subtitle: str
+    metrics: pd.DataFrame, metric: str, path: str | Path, subtitle: str, footer: list[str]
 ) -> None:
     """Figures 3 and 4: one box per model, one dot per occupation; ``subtitle`` names the
-    contrast under the title (empty for the paper's female vs male audit)."""
+    contrast under the title (empty for the paper's female vs male audit), ``footer`` the
+    caveats."""
     models = list(dict.fromkeys(metrics["model"]))
     fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(models), 4))
     values = [metrics.loc[metrics["model"] == m, metric].to_numpy() for m in models]
@@ -44,25 +66,69 @@ def metric_distribution(
     ax.set_ylim(-0.05, 1.05)
     ax.set_ylabel(LABELS[metric])
     ax.set_title(f"{LABELS[metric]} across occupations" + (f"\n{subtitle}" if subtitle else ""))
+    _footer(ax, footer, width=40 + 25 * len(models))
     _save(fig, path)
 
 
-def confirmation_vs_consistency(metrics: pd.DataFrame, path: str | Path, subtitle: str) -> None:
-    """Figure 5: per model, Consistency (x) against Confirmation (y), one dot per occupation;
-    occupations with the same values share one dot, sized and labelled by their count."""
+# Fig. 5 names up to this many points, the farthest from the median first, and none whose label
+# would cover another's (a label's extent in the axes' units).
+NAMED_POINTS = 12
+LABEL_WIDTH, LABEL_HEIGHT = 0.2, 0.035
+
+
+def scatter_points(rows: pd.DataFrame, named: int = NAMED_POINTS) -> pd.DataFrame:
+    """One model's Fig. 5 points: occupations with the same Consistency and Confirmation share
+    one (``n``), labelled by the first of them ("nurse +2" for three); ``named``: whether the
+    label is drawn (the farthest from the median first, up to ``named``, none over another)."""
+    rounded = rows.round({"consistency": 6, "confirmation": 6})
+    points = (
+        rounded.sort_values("occupation")
+        .groupby(["consistency", "confirmation"])["occupation"]
+        .agg(["first", "size"])
+        .reset_index()
+        .rename(columns={"size": "n"})
+    )
+    points["label"] = points["first"] + np.where(
+        points["n"] > 1, " +" + (points["n"] - 1).astype(str), ""
+    )
+    distance = np.hypot(
+        points["consistency"] - rounded["consistency"].median(),
+        points["confirmation"] - rounded["confirmation"].median(),
+    )
+    chosen: list[int] = []  # the farthest first, none whose label would cover another's
+    for index in distance.sort_values(ascending=False, kind="stable").index:
+        clear = all(
+            abs(points.at[index, "consistency"] - points.at[other, "consistency"]) > LABEL_WIDTH
+            or abs(points.at[index, "confirmation"] - points.at[other, "confirmation"])
+            > LABEL_HEIGHT
+            for other in chosen
+        )
+        if clear and len(chosen) < named:
+            chosen.append(index)
+    points["named"] = points.index.isin(chosen)
+    return points.drop(columns="first")
+
+
+def confirmation_vs_consistency(
+    metrics: pd.DataFrame, path: str | Path, subtitle: str, footer: list[str]
+) -> None:
+    """Figure 5: per model, Consistency (x) against Confirmation (y), one dot per occupation,
+    named (scatter_points); occupations with the same values share one dot, sized by their
+    count; ``footer``: the caveats."""
     models = list(dict.fromkeys(metrics["model"]))
-    fig, axes = plt.subplots(1, len(models), figsize=(4 * len(models), 4), squeeze=False)
+    fig, axes = plt.subplots(1, len(models), figsize=(4.5 * len(models), 4.5), squeeze=False)
+    every_named = True
     for ax, model in zip(axes[0], models, strict=True):
-        rows = metrics[metrics["model"] == model].round({"consistency": 6, "confirmation": 6})
-        points = rows.groupby(["consistency", "confirmation"]).size().reset_index(name="n")
+        points = scatter_points(metrics[metrics["model"] == model])
+        every_named &= bool(points["named"].all())
         ax.scatter(points["consistency"], points["confirmation"], s=14 * points["n"], alpha=0.6)
-        for point in points[points["n"] > 1].itertuples():
+        for point in points[points["named"]].itertuples():
             ax.annotate(
-                str(point.n),
+                point.label,
                 (point.consistency, point.confirmation),
-                fontsize=7,
-                ha="center",
-                va="center",
+                xytext=(4, 3),
+                textcoords="offset points",
+                fontsize=6,
             )
         ax.axhline(0.5, color="grey", lw=0.5)
         ax.axvline(0.5, color="grey", lw=0.5)
@@ -73,6 +139,16 @@ def confirmation_vs_consistency(metrics: pd.DataFrame, path: str | Path, subtitl
         ax.set_title(model)
     if subtitle:
         fig.suptitle(subtitle, fontsize=9, y=1.02)
+    named = (
+        "every point named"
+        if every_named
+        else "named: the points farthest from the median, where their labels do not overlap"
+    )
+    _footer(
+        axes[0][0],
+        [f"Dot size: occupations sharing the point ('+2': two more); {named}.", *footer],
+        width=max(80, 50 * len(models)),
+    )
     _save(fig, path)
 
 
@@ -101,15 +177,7 @@ def difference_forest(
     rows = max(len(points), 1)
     fig, ax = plt.subplots(figsize=(7, 1.9 + 0.22 * rows))
     y = np.arange(len(points))
-    ax.errorbar(
-        points["difference"],
-        y,
-        xerr=[points["difference"] - points["low"], points["high"] - points["difference"]],
-        fmt="none",
-        ecolor="grey",
-        elinewidth=1,
-        capsize=2,
-    )
+    _whiskers(ax, points["difference"], points["low"], points["high"], y)
     for verdict, (marker, face, words) in VERDICT_MARKS.items():
         for side, colour, side_words in zip(
             (1, -1), SIDE_COLOURS, (sides.a_words, sides.b_words), strict=True
@@ -146,34 +214,63 @@ def difference_forest(
     ax.set_title(textwrap.fill(title, 80), fontsize=9, loc="left")
     if len(points):
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
-    # under the axis label, whatever the figure's height (at a fixed height it overlapped it)
-    ax.annotate(
-        "\n".join(textwrap.fill(line, 110) for line in footer),
-        xy=(0, 0),
-        xycoords=("figure fraction", ax.xaxis.label),
-        xytext=(0, -6),
-        textcoords="offset points",
-        va="top",
-        fontsize=7,
-    )
+    _footer(ax, footer)
     _save(fig, path)
 
 
-def attribute_gaps(gaps: pd.DataFrame, model: str, path: str | Path, sides: Sides) -> None:
-    """Step 1, pooled over occupations: P(Yes | female) - P(Yes | male) per attribute."""
-    pooled = gaps[gaps["occupation"] == ALL_OCCUPATIONS].sort_values("gap")
+# The attribute gaps figure draws at most this many attributes, the largest gaps.
+MOST_ATTRIBUTES = 25
+
+
+def gap_rows(gaps: pd.DataFrame, most: int = MOST_ATTRIBUTES) -> pd.DataFrame:
+    """The pooled attribute gaps the figure draws: those not exactly zero, the ``most`` largest
+    by size, smallest first, each labelled with both groups' rates."""
+    pooled = gaps[(gaps["occupation"] == ALL_OCCUPATIONS) & (gaps["gap"] != 0)]
+    drawn = pooled.loc[pooled["gap"].abs().sort_values(ascending=False, kind="stable").index]
+    drawn = drawn.head(most).sort_values("gap", kind="stable")
+    a, b = (column for column in gaps.columns if column.startswith("p_yes_"))
     labels = [
-        f"{a} ({t})" for a, t in zip(pooled["attribute"], pooled["attribute_type"], strict=True)
+        f"{row.attribute} ({row.attribute_type}): {getattr(row, a):.0%} vs {getattr(row, b):.0%}"
+        for row in drawn.itertuples()
     ]
-    fig, ax = plt.subplots(figsize=(7, 0.8 + 0.22 * max(len(pooled), 1)))
-    errors = [pooled["gap"] - pooled["low"], pooled["high"] - pooled["gap"]]
-    colors = ["tab:red" if g > 0 else "tab:blue" for g in pooled["gap"]]
-    ax.barh(labels, pooled["gap"], xerr=errors, color=colors, capsize=2)
+    return drawn.assign(label=labels).reset_index(drop=True)
+
+
+def attribute_gaps(
+    gaps: pd.DataFrame, model: str, path: str | Path, sides: Sides, footer: list[str]
+) -> None:
+    """Step 1, pooled over occupations: P(Yes | A) - P(Yes | B) per attribute with its interval
+    (gap_rows: the non-zero gaps, the largest MOST_ATTRIBUTES), both rates in the label;
+    ``footer``: the model's caveats."""
+    pooled = gaps[gaps["occupation"] == ALL_OCCUPATIONS]
+    drawn = gap_rows(gaps)
+    fig, ax = plt.subplots(figsize=(7, 1.4 + 0.22 * max(len(drawn), 1)))
+    y = np.arange(len(drawn))
+    _whiskers(ax, drawn["gap"], drawn["low"], drawn["high"], y)
+    colours = np.where(drawn["gap"] > 0, *SIDE_COLOURS)
+    ax.scatter(drawn["gap"], y, color=colours, zorder=3, s=20)
+    ax.set_yticks(y, drawn["label"], fontsize=7)
+    if drawn.empty:
+        ax.text(0.5, 0.5, "every gap is exactly 0", ha="center", transform=ax.transAxes)
     ax.axvline(0, color="black", lw=0.8)
     ax.set_xlim(-1.05, 1.05)
-    ax.tick_params(axis="y", labelsize=7)
-    ax.set_xlabel(f"P(Yes | {sides.a_words}) - P(Yes | {sides.b_words}) in Step 1")
-    ax.set_title(f"{model}: attributes granted by {sides.attribute}")
+    ax.set_xlabel(
+        f"P(Yes | {sides.a_words}) - P(Yes | {sides.b_words}) in Step 1 (label: "
+        f"{sides.a_words} vs {sides.b_words})"
+    )
+    ax.set_title(f"{model}: attributes granted by {sides.attribute}", fontsize=10)
+    zero = int((pooled["gap"] == 0).sum())
+    shown = (
+        f"{len(drawn)} of {len(pooled)} attributes drawn: {zero} with a gap of exactly 0 left "
+        "out"
+        + (
+            f", and of the rest the {MOST_ATTRIBUTES} largest"
+            if len(pooled) - zero > len(drawn)
+            else ""
+        )
+        + " (attribute_gaps.tsv has all)."
+    )
+    _footer(ax, [shown, *footer], width=100)
     _save(fig, path)
 
 
@@ -183,10 +280,11 @@ def wording_differences(
     model: str,
     path: str | Path,
     sides: Sides,
+    footer: list[str],
 ) -> None:
     """Each occupation's difference under each wording with its interval over the names
     (colour), and pooled over the wordings with its interval over names and wordings (black),
-    occupations ordered by the pooled difference."""
+    occupations ordered by the pooled difference; ``footer``: the model's caveats."""
     pooled = pooled.sort_values("difference")
     rows = {occupation: i for i, occupation in enumerate(pooled["occupation"])}
     wordings = list(dict.fromkeys(per_wording["wording"]))
@@ -221,6 +319,7 @@ def wording_differences(
     )
     ax.set_title(f"{model}: the difference under each wording")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    _footer(ax, footer)
     _save(fig, path)
 
 
@@ -267,12 +366,16 @@ def paired_changes(changes: pd.DataFrame, a: str, b: str, path: str | Path) -> N
 
 
 def intervention(
-    intervals: dict[str, pd.DataFrame], changes: pd.DataFrame, title: str, path: str | Path
+    intervals: dict[str, pd.DataFrame],
+    changes: pd.DataFrame,
+    title: str,
+    path: str | Path,
+    footer: list[str],
 ) -> None:
     """An intervention against its baseline. Left: each occupation's difference in the baseline
     and in the arm with their intervals (``intervals``: the two runs' intervals.tsv by label,
     baseline first). Right: the change arm - baseline with its interval, filled where
-    significant after BH; the pooled change last."""
+    significant after BH; the pooled change last; ``footer``: the arm's caveats."""
     occupations = list(dict.fromkeys(changes["occupation"]))
     y = np.arange(len(occupations))
     fig, (left, right) = plt.subplots(
@@ -295,6 +398,7 @@ def intervention(
     left.set_yticks(y, occupations, fontsize=7)
     left.invert_yaxis()
     fig.suptitle(title, fontsize=9)
+    _footer(left, footer, width=120)
     _save(fig, path)
 
 
@@ -327,49 +431,104 @@ def calibration(
     _save(fig, path)
 
 
+# The impact figure gives each group and occupation a named row up to this many occupations;
+# beyond, a row per group, its occupations spread in it and the LOWEST_NAMED lowest named.
+ROWS_PER_OCCUPATION = 12
+LOWEST_NAMED = 3
+
+
+def impact_layout(table: pd.DataFrame) -> tuple[pd.Series, dict[float, str], pd.Series]:
+    """Where the impact figure draws each row of ``table``: its height, the y labels, and
+    whether the point is named beside it (ROWS_PER_OCCUPATION, LOWEST_NAMED)."""
+    groups = sorted(set(table["group"]))
+    occupations = sorted(set(table["occupation"]))
+    if len(occupations) <= ROWS_PER_OCCUPATION:
+        rows = {(g, o): i for i, (g, o) in enumerate((g, o) for g in groups for o in occupations)}
+        y = pd.Series(
+            [rows[(g, o)] for g, o in zip(table["group"], table["occupation"], strict=True)],
+            index=table.index,
+            dtype=float,
+        )
+        ticks = {float(i): f"{g} · {o}" for (g, o), i in rows.items()}
+        return y, ticks, pd.Series(False, index=table.index)
+    spread = dict(zip(occupations, np.linspace(-0.3, 0.3, len(occupations)), strict=True))
+    y = table["group"].map({g: i for i, g in enumerate(groups)}) + table["occupation"].map(spread)
+    rank = table.groupby(["question", "group"])["impact_ratio"].rank(method="first")
+    return y, {float(i): g for i, g in enumerate(groups)}, rank <= LOWEST_NAMED
+
+
 def impact_figure(
     table: pd.DataFrame, model: str, path: str | Path, threshold: float = 0.8
 ) -> None:
-    """One panel per question: each (occupation, group)'s impact ratio with its interval,
-    occupations spread within a group's row, those below ``threshold`` in red."""
+    """One panel per question: each (group, occupation)'s impact ratio with its interval
+    (impact_layout), filled red where the whole interval lies under ``threshold``, hollow red
+    where only the ratio does, blue at or above it."""
     questions = sorted(set(table["question"])) or ["(none)"]
-    groups = sorted(set(table["group"]))
-    rows = {group: i for i, group in enumerate(groups)}
-    occupations = list(dict.fromkeys(table["occupation"]))
-    spread = dict(zip(occupations, np.linspace(-0.3, 0.3, len(occupations)), strict=True))
-    if len(occupations) == 1:
-        spread = {occupations[0]: 0.0}
+    y, ticks, named = impact_layout(table)
     fig, axes = plt.subplots(
         1,
         len(questions),
-        figsize=(1.5 + 3.5 * len(questions), 1.2 + 0.55 * max(len(groups), 1)),
+        figsize=(2.5 + 3.5 * len(questions), 1.6 + 0.2 * max(len(ticks), 3)),
         sharey=True,
         squeeze=False,
     )
+    marks = {
+        "clearly below": ("tab:red", "tab:red"),
+        "below, interval crossing": ("white", "tab:red"),
+        "at or above": ("tab:blue", "tab:blue"),
+    }
     for ax, question in zip(axes[0], questions, strict=True):
-        asked = table[table["question"] == question]
-        y = asked["group"].map(rows) + asked["occupation"].map(spread)
-        below = asked["below_threshold"].to_numpy(dtype=bool)
-        color = np.where(below, "tab:red", "tab:blue")
-        ax.hlines(y, asked["ratio_low"], asked["ratio_high"], colors=color, lw=0.6, alpha=0.4)
-        for mask, label, c in [(~below, "at or above", "tab:blue"), (below, "below", "tab:red")]:
+        asked = table["question"] == question
+        below, clearly = table["below_threshold"], table["clearly_below"]
+        kinds = {
+            "clearly below": asked & clearly,
+            "below, interval crossing": asked & below & ~clearly,
+            "at or above": asked & ~below,
+        }
+        ax.hlines(
+            y[asked],
+            table.loc[asked, "ratio_low"],
+            table.loc[asked, "ratio_high"],
+            colors="grey",
+            lw=0.7,
+        )
+        for kind, shown in kinds.items():
+            face, edge = marks[kind]
             ax.scatter(
-                asked["impact_ratio"][mask],
-                y[mask],
-                s=8,
-                alpha=0.7,
-                color=c,
+                table.loc[shown, "impact_ratio"],
+                y[shown],
+                s=16,
+                facecolors=face,
+                edgecolors=edge,
                 zorder=3,
-                label=f"impact ratio {label} {threshold} (line: 95% interval over names)",
+                label=f"{kind} {threshold}",
             )
-        ax.axvline(threshold, color="black", ls="--", lw=0.8, label=f"threshold {threshold}")
+        for index in table.index[asked & named]:
+            ax.annotate(
+                table.at[index, "occupation"],
+                (table.at[index, "impact_ratio"], y[index]),
+                xytext=(3, 2),
+                textcoords="offset points",
+                fontsize=6,
+            )
+        ax.axvline(threshold, color="black", ls="--", lw=0.8)
         ax.set_xlim(-0.02, 1.05)
         ax.set_xlabel("impact ratio (rate / highest group rate)")
         ax.set_title(question)
-    axes[0][0].set_yticks(range(len(groups)), groups, fontsize=8)
-    axes[0][0].set_ylim(len(groups) - 0.5, -0.5)
+    axes[0][0].set_yticks(list(ticks), list(ticks.values()), fontsize=7)
+    axes[0][0].set_ylim(len(set(ticks)) - 0.5, -0.5)
     handles, labels = axes[0][0].get_legend_handles_labels()
     axes[0][-1].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
-    title = f"{model}: selection-rate impact ratios, one point per occupation"
-    fig.suptitle(title, fontsize=10, y=1.0, va="bottom")  # above the panels' own titles
+    fig.suptitle(f"{model}: selection-rate impact ratios", fontsize=10, y=1.0, va="bottom")
+    _footer(
+        axes[0][0],
+        [
+            "Line: the interval over names. Filled red: the whole interval under the "
+            f"threshold {threshold} (with 5 names or more in the group and the reference); "
+            "hollow red: only the ratio under it.",
+            "Each ratio divides by the highest group's rate, itself noisy: ratios lean low, "
+            "towards the flag.",
+        ],
+        width=60 + 40 * len(questions),
+    )
     _save(fig, path)

@@ -15,7 +15,13 @@ import jinja2
 import pandas as pd
 
 from hiremeornot.design.contrasts import Contrast
-from hiremeornot.writing.headlines import VERDICT_NOTE, headline, short_caveats, verdict_row
+from hiremeornot.writing.headlines import (
+    VERDICT_NOTE,
+    headline,
+    short_caveats,
+    verdict_row,
+    verdict_table,
+)
 
 TEMPLATES = jinja2.Environment(
     loader=jinja2.PackageLoader("hiremeornot.writing"),
@@ -59,7 +65,7 @@ def cell(
 ) -> Cell:
     """One contrast and model from its findings and its forest plot."""
     return Cell(
-        contrast=("control: " if contrast.is_control else "") + contrast.label,
+        contrast=contrast.title,
         model=model,
         headline=headline(findings, model, contrast),
         verdicts=verdict_row(findings, contrast),
@@ -126,6 +132,7 @@ def first_page(
     ]
     return TEMPLATES.get_template("first_page.html.j2").render(
         cells=cells,
+        rows=list(zip(cells, verdict_table([c.verdicts for c in cells]), strict=True)),
         ll144={model: ll144_rows(table) for model, table in ll144.items()},
         ll144_columns=LL144_COLUMNS,
         interventions=arms,

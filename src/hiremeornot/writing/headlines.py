@@ -3,6 +3,8 @@ first page and the figures carry (the summary and the difference tables give the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 
 from hiremeornot.analysis.findings import fact, verdict_counts
@@ -26,15 +28,19 @@ def headline(findings: pd.DataFrame, model: str, contrast: Contrast) -> str:
             f"{model}: only one listing order ran, so none of its {total} occupations' "
             f"differences is a {sides.attribute} finding (position could explain each)."
         )
-    sentence = (
-        f"{model} favours {sides.a_words} subjects in {counts['differs_a']} and "
-        f"{sides.b_words} subjects in {counts['differs_b']} of {total} occupations; "
-        f"{counts['equivalent']} "
-        f"{_are(counts['equivalent'])} shown equivalent and {counts['inconclusive']} "
-        f"{_are(counts['inconclusive'])} inconclusive"
+    rest = (
+        f"{counts['equivalent']} {_are(counts['equivalent'])} shown equivalent and "
+        f"{counts['inconclusive']} {_are(counts['inconclusive'])} inconclusive"
     )
+    if counts["differs_a"] + counts["differs_b"]:
+        sentence = (
+            f"{model} favours {sides.a_words} subjects in {counts['differs_a']} and "
+            f"{sides.b_words} subjects in {counts['differs_b']} of {total} occupations; {rest}"
+        )
+    else:
+        sentence = f"{model}: none of {total} occupations differs; {rest}"
     if fact(findings, "p_floor")["outcome"] != "reachable":
-        return sentence + ", and at this design no occupation could have differed."
+        return sentence + ", and at this design none could have differed."
     return sentence + "."
 
 
@@ -61,6 +67,15 @@ def verdict_row(findings: pd.DataFrame, contrast: Contrast) -> dict[str, str]:
         if forced["outcome"] == "not measured"
         else percent(forced["value"]),
     }
+
+
+def verdict_table(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Verdict rows (verdict_row) as one table prints them: the column of verdicts confounded
+    with position only where some model has one."""
+    column = "confounded with position"
+    if all(row[column] == "0" for row in rows):
+        return [{key: value for key, value in row.items() if key != column} for row in rows]
+    return rows
 
 
 # What a verdict table's columns mean, for the note under it.
@@ -134,3 +149,18 @@ def short_caveats(findings: pd.DataFrame, contrast: Contrast, settings: dict) ->
     if len(settings["wordings"]) == 1:
         lines.append("One wording of each question: a difference may not survive rewording.")
     return lines[:MOST_CAVEATS]
+
+
+def figure_caveats(
+    findings: Mapping[str, pd.DataFrame], contrast: Contrast, settings: dict
+) -> list[str]:
+    """The short caveats of the models one figure draws: each line once, led by the models it
+    applies to where that is not all of them."""
+    holders: dict[str, list[str]] = {}
+    for model, table in findings.items():
+        for line in short_caveats(table, contrast, settings):
+            holders.setdefault(line, []).append(model)
+    return [
+        line if len(models) == len(findings) else f"{', '.join(models)}: {line}"
+        for line, models in holders.items()
+    ]

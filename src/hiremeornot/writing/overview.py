@@ -39,7 +39,7 @@ def contrast_rows(
     neutral control also measures (first-listed share, median Confirmation, Consistency)."""
     differ = tests[tests["verdict"] == "differs"]
     return {
-        "contrast": ("control: " if contrast.is_control else "") + contrast.label,
+        "contrast": contrast.title,
         "model": model,
         "occupations": len(metrics),
         "median difference": float(metrics["difference"].median()),

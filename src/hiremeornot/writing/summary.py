@@ -9,7 +9,7 @@ from hiremeornot.analysis.findings import fact
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.design.contrasts import Contrast, Sides
 from hiremeornot.writing.differences import design_caveats
-from hiremeornot.writing.headlines import VERDICT_NOTE, verdict_row
+from hiremeornot.writing.headlines import VERDICT_NOTE, verdict_row, verdict_table
 from hiremeornot.writing.interventions import summary_line
 from hiremeornot.writing.markdown import markdown_table, percent
 
@@ -290,7 +290,9 @@ def summary(
             f"{', '.join(dropped)}. The audit speaks for the names that remain.\n"
         )
     verdicts = pd.DataFrame(
-        [{"model": m, **verdict_row(f["findings"], contrast)} for m, f in tables.items()]
+        verdict_table(
+            [{"model": m, **verdict_row(f["findings"], contrast)} for m, f in tables.items()]
+        )
     )
     parts.append(
         f"{markdown_table(verdicts)}\n{VERDICT_NOTE} Each model's section below says what "

@@ -58,6 +58,50 @@ def test_each_contrasts_headline_is_led_by_its_name(tmp_path):
     assert f"{results}/control/summary.md." in text
 
 
-def test_a_failed_run_says_where_its_error_is_and_how_to_resume():
-    text = failure_block(".snakemake/log/x.snakemake.log")
-    assert ".snakemake/log/x.snakemake.log" in text and "run the same command again" in text
+SNAKEMAKE_LOG = """Select jobs to execute...
+[Thu Dec  3 16:05:18 2026]
+rule ask_model:
+    output: results/gpt/step2/shard-0.json
+Error in rule ask_model:
+    message: None
+    jobid: 5
+    output: results/gpt/step2/shard-0.json
+    log: {log} (check log file(s) for error details)
+    shell:
+        hiremeornot step ...
+        (command exited with non-zero exit code)
+Shutting down, this might take some time.
+"""
+
+
+def test_a_failed_run_names_the_job_its_log_and_the_logs_last_line(tmp_path):
+    job_log = tmp_path / "logs" / "ask_model.log"
+    job_log.parent.mkdir()
+    job_log.write_text("Traceback ...\nhiremeornot: OPENAI_API_KEY is not set\n\n")
+    log = tmp_path / "run.snakemake.log"
+    log.write_text(SNAKEMAKE_LOG.format(log=job_log))
+    text = failure_block(str(log))
+    assert f"  Failed job: rule ask_model, its log {job_log}" in text
+    assert text == failure_block([str(log)])  # Snakemake's onerror passes a list
+    assert "  Its last line: hiremeornot: OPENAI_API_KEY is not set" in text
+    assert f"Snakemake's log: {log}" in text and "run the same command again" in text
+
+
+def test_a_quiet_runs_failed_job_is_named_by_its_command(tmp_path):
+    log = tmp_path / "run.snakemake.log"
+    log.write_text(
+        'RuleException:\nCalledProcessError in file "report.smk", line 269:\nCommand \'set -euo '
+        "pipefail;  hiremeornot findings --settings '{\"a\": 1}' --out x.tsv 2> "
+        "logs/findings/gpt.log' returned non-zero exit status 1.\n"
+    )
+    assert "  Failed job: hiremeornot findings, its log logs/findings/gpt.log" in failure_block(
+        str(log)
+    )
+
+
+def test_a_failed_run_without_a_job_to_name_still_says_how_to_resume(tmp_path):
+    log = tmp_path / "run.snakemake.log"
+    log.write_text("MissingInputException in rule dataset:\nMissing input files\n")
+    text = failure_block(str(log))
+    assert "Failed job" not in text and "run the same command again" in text
+    assert "run the same command again" in failure_block(str(tmp_path / "absent.log"))

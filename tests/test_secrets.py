@@ -61,5 +61,10 @@ def test_a_failing_api_job_leaks_no_key(tmp_path, monkeypatch):
     assert result.returncode != 0
     log = (tmp_path / "logs/ask_model/api-model/step1/shard-0.log").read_text()
     assert "InternalServerError" in log and "fake-model" in log
+    # the closing lines name the failed job, its log and that log's last line
+    assert "hiremeornot: the run stopped before it finished." in result.stdout
+    job_log = "logs/ask_model/api-model/step1/shard-0.log"
+    assert f"Failed job: rule ask_model, its log {job_log}" in result.stdout
+    assert f"Its last line: {log.strip().splitlines()[-1].strip()}" in result.stdout
     assert KEY not in result.stdout + result.stderr
     assert files_containing(tmp_path, KEY) == []

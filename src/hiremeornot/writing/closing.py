@@ -5,6 +5,7 @@ look and how to resume."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,12 +64,43 @@ def closing_block(
     return "\n".join(lines) + "\n"
 
 
-def failure_block(log: str) -> str:
-    """The lines a failed run prints: where its error is, and how to resume."""
-    return (
-        "\nhiremeornot: the run stopped before it finished.\n"
-        f"  Snakemake's log: {log} (it names the failed job and that job's own log under "
-        "logs/).\n"
+def failed_job(text: str) -> tuple[str, str] | None:
+    """The first failed job's name and log path in the text of Snakemake's log: its "Error in
+    rule X:" block, or with --quiet the failed command ("hiremeornot <command> ... 2> <log>");
+    the log empty where the job had none."""
+    error = re.search(r"^Error in rule (\w+):\n((?:[ \t]+.*\n?)*)", text, re.MULTILINE)
+    if error:
+        log = re.search(r"^\s+log: (\S+)", error.group(2), re.MULTILINE)
+        return f"rule {error.group(1)}", log.group(1) if log else ""
+    command = re.search(r"hiremeornot ([\w-]+) .*?2> (\S+?)' returned non-zero", text)
+    if command:
+        return f"hiremeornot {command.group(1)}", command.group(2)
+    return None
+
+
+def last_line(path: Path) -> str:
+    """A log's last line that says something (not blank), or empty."""
+    if not path.is_file():
+        return ""
+    lines = [line.strip() for line in path.read_text(errors="replace").splitlines()]
+    return next((line for line in reversed(lines) if line), "")
+
+
+def failure_block(log: str | Sequence[str]) -> str:
+    """The lines a failed run prints: the failed job, its log and that log's last line, and how
+    to resume (``log``: Snakemake's own log, or the list Snakemake's onerror passes)."""
+    log = log if isinstance(log, str) else next(iter(log), "")
+    lines = ["", "hiremeornot: the run stopped before it finished."]
+    job = failed_job(Path(log).read_text(errors="replace")) if Path(log).is_file() else None
+    if job:
+        name, job_log = job
+        lines.append(f"  Failed job: {name}" + (f", its log {job_log}" if job_log else ""))
+        said = last_line(Path(job_log)) if job_log else ""
+        if said:
+            lines.append(f"  Its last line: {said}")
+    lines += [
+        f"  Snakemake's log: {log}",
         "  Fix the cause and run the same command again: finished jobs keep their outputs, and "
-        "every answer already given comes from the response store, so nothing is asked twice.\n"
-    )
+        "every answer already given comes from the response store, so nothing is asked twice.",
+    ]
+    return "\n".join(lines) + "\n"

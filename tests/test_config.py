@@ -19,6 +19,7 @@ from hiremeornot.config import (
     model_keys,
     model_roles,
     model_settings,
+    models_merged_in,
     schema,
     validate_config,
 )
@@ -294,3 +295,16 @@ def test_a_local_name_lists_faults_are_named_before_any_job(tmp_path):
         check_config(config(**local))
     (folder / "female").write_text("[subj] female | Mary\n")
     check_config(config(**local))
+
+
+def test_models_merged_in_from_the_workflows_config_are_named_in_one_warning(tmp_path):
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("models:\n  gpt:\n    backend: simulated\n    model: planted\n")
+    warning = models_merged_in({"gpt": {}, "smollm2-135m": {}}, [mine])
+    assert warning.startswith(f"the run also audits smollm2-135m, which {mine} does not list")
+    assert "--replace-workflow-config" in warning
+    assert models_merged_in({"gpt": {}}, [mine]) is None
+    no_models = tmp_path / "settings.yaml"
+    no_models.write_text("names:\n  pairs: 4\n")  # a file that lists no models adds none
+    assert models_merged_in({"smollm2-135m": {}}, [no_models]) is None
+    assert models_merged_in({"smollm2-135m": {}}, []) is None

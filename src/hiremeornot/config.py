@@ -18,7 +18,7 @@ import copy
 import functools
 import importlib.resources
 import types
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +176,22 @@ def load_config(path: str | Path) -> dict:
     if not isinstance(config, dict):
         raise InputError(f"{path}: the top level must be a mapping of keys")
     return validate_config(config, source=str(path))
+
+
+def models_merged_in(models: Mapping[str, Any], own: Sequence[str | Path]) -> str | None:
+    """The warning for a run whose config files on the command line (``own``) list models and
+    that audits others as well (Snakemake merges the workflow's config.yaml into them); None
+    where the run audits just theirs."""
+    listed = set()
+    for path in own:
+        content = read_yaml(path) or {}
+        if isinstance(content, dict) and isinstance(content.get("models"), dict):
+            listed |= set(content["models"])
+    extra = sorted(set(models) - listed)
+    if not listed or not extra:
+        return None
+    return (
+        f"the run also audits {', '.join(extra)}, which {', '.join(map(str, own))} does not list: "
+        "Snakemake merged them in from the workflow's config.yaml. To audit only your models, "
+        "add --replace-workflow-config (your file then holds every setting it needs)."
+    )

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from hiremeornot import plan, tables_io
+from hiremeornot.config import models_merged_in
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import FORMAT_FILES, name_files
 
@@ -14,6 +15,9 @@ plan.find_commands_beside_this_interpreter()
 try:
     for warning in plan.check_config_files(workflow.configfiles, sys.argv):
         logger.warning(f"hiremeornot: {warning}")
+    merged = models_merged_in(config.get("models", {}), workflow.overwrite_configfiles)
+    if merged and workflow.is_main_process:
+        logger.warning(f"hiremeornot: {merged}")
     plan.check_config(config, source="config")
     if workflow.is_main_process:
         for message in tables_io.set_aside_damaged_tables("results"):

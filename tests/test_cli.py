@@ -4,10 +4,13 @@ of two lists."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from hiremeornot.cli import main
+from hiremeornot.cli.commands import ABOUT, STORE_ABOUT, STORE_COMMANDS, USER_COMMANDS
+from hiremeornot.cli.jobs import JOB_COMMANDS
 from hiremeornot.design.contrasts import GENDER_CONTRAST
 
 
@@ -79,3 +82,30 @@ def test_the_summary_refuses_tables_of_models_the_run_does_not_have(tmp_path, ca
     argv += ["--contrast", json.dumps(GENDER_CONTRAST.as_dict()), *tables]
     assert main([*argv, "--out", str(tmp_path / "s.md")]) == 1
     assert "--tests: tables of ['other'], but the run needs ['m']" in capsys.readouterr().err
+
+
+def test_the_main_help_lists_what_a_person_runs_and_names_the_job_commands_apart(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    commands, rest = text.split("examples:")
+    for name in [*USER_COMMANDS, "store"]:
+        assert re.search(rf"^    {name}\b", commands, re.MULTILINE), name
+    for name in JOB_COMMANDS:
+        assert not re.search(rf"^    {name}\b", commands, re.MULTILINE), name  # not listed
+        assert re.search(rf"(^|[ ,]){name}(,|$)", rest, re.MULTILINE), name  # but named
+    assert len(text.splitlines()) < 45
+
+
+@pytest.mark.parametrize("name", [*USER_COMMANDS, *[f"store {n}" for n in STORE_COMMANDS]])
+def test_every_option_a_person_gives_says_what_it_is(name, capsys):
+    with pytest.raises(SystemExit):
+        main([*name.split(), "--help"])
+    text = capsys.readouterr().out
+    options = text[text.index("options:") :]
+    # each option's line (or the line under it) carries its help
+    entries = re.findall(r"^  (--[\w-]+)[^\n]*?(?:  +(\S.*))?\n(?:\s{10,}(\S.*))?", options, re.M)
+    assert entries
+    for option, same_line, next_line in entries:
+        assert same_line or next_line, f"{name} {option}"
+    assert ABOUT.get(name, STORE_ABOUT.get(name.removeprefix("store "))) in " ".join(text.split())

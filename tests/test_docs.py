@@ -1,6 +1,9 @@
 """The docs' tables of checks name tests that exist."""
 
 import re
+import shlex
+import subprocess
+import sys
 
 import pytest
 
@@ -18,3 +21,33 @@ def test_every_test_a_doc_names_exists(doc):
         if f"def {test}(" not in (REPO / "tests" / f"{module}.py").read_text()
     ]
     assert not missing
+
+
+def readme_block(heading: str) -> list[str]:
+    """The command lines of the first bash block under a README heading (comments dropped)."""
+    text = (REPO / "README.md").read_text()
+    section = text[text.index(f"## {heading}") :]
+    start = section.index("```bash") + len("```bash")
+    block = section[start : section.index("```", start)]
+    return [line.split("#")[0].strip() for line in block.strip().splitlines()]
+
+
+@pytest.mark.slow
+def test_the_readmes_slurm_recipe_plans_a_run_as_written(tmp_path):
+    """Each `snakemake --profile` line of the recipe, as written, from a copy of the repository
+    (a dry run: the plugin is installed by make setup; no cluster needed to plan)."""
+    lines = readme_block("Running on a SLURM cluster")
+    assert lines[0].startswith("pip install -e") and "slurm" in lines[0]
+    assert (
+        "slurm" in (REPO / "Makefile").read_text().split("$(BIN)/.installed:")[1].split("\n\n")[0]
+    )
+    recipes = [line for line in lines if line.startswith("snakemake --profile")]
+    assert len(recipes) == 2
+    for entry in REPO.iterdir():
+        if entry.name not in {".git", ".snakemake", "results", "logs", ".venv", ".venv-vllm"}:
+            (tmp_path / entry.name).symlink_to(entry)
+    for line in recipes:
+        command = [sys.executable, "-m", *shlex.split(line), "-n"]
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, line + "\n" + (done.stdout + done.stderr)[-3000:]
+        assert "rule ask_model:" in done.stdout and "This was a dry-run" in done.stdout, line

@@ -29,6 +29,14 @@ rule all:
         get_final_output(),
 
 
+# While model jobs run, a line every few seconds: questions answered of asked, rate, time left
+# (asking/progress.py; each job keeps a file under logs/progress/).
+onstart:
+    from hiremeornot.asking import progress
+
+    progress.watch("logs/progress", since=RUN_STARTED)
+
+
 # What the terminal shows when the run ends (writing/closing.py): the findings and where to read
 # on, or where the error is and how to resume. Imported here only, when the run has ended.
 onsuccess:

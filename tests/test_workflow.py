@@ -136,6 +136,9 @@ def test_the_run_ends_by_saying_what_it_found_and_what_it_asked(tiny_run):
     for model in (MODEL, OTHER_MODEL):
         assert f"  {model}: none of 2 occupations differs; " in out
     assert (
+        "none could have differed. (embedded smoke-test model: not evidence about a model)" in out
+    )
+    assert (
         "Read on: results/index.html (verdicts, forest plots, caveats), results/summary.md." in out
     )
     said = re.search(

@@ -29,7 +29,9 @@ rule ask_model:
         " --model {wildcards.model} --shard {wildcards.shard} --settings {params.settings:q}"
         " --instances {input.instances:q} --attributes {input.attributes:q} {params.step1}"
         " --store-dir {params.store_dir:q}"
-        " --out {output.tables:q} --record {output.record:q} 2> {log:q}"
+        " --out {output.tables:q} --record {output.record:q}"
+        " --progress logs/progress/{wildcards.contrast}{wildcards.model}/{wildcards.step}-shard-{wildcards.shard}.json"
+        " 2> {log:q}"
 
 
 # Every instance's Step-1 answers, joined by key once per model, for the attribute gaps.

@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from tqdm import tqdm
 
 from hiremeornot.asking.backends.base import Backend, PartialBatchError, Request, Response
+from hiremeornot.asking.progress import ProgressFile
 from hiremeornot.asking.store import ResponseStore, request_key
 
 
@@ -34,8 +36,10 @@ def ask(
     identity: dict,
     load_backend: Callable[[], Backend],
     label: str = "questions",
+    progress: str | Path | None = None,
 ) -> tuple[list[Response], AskSummary]:
-    """Responses for ``requests`` (in order); the backend is loaded only if the store misses."""
+    """Responses for ``requests`` (in order); the backend is loaded only if the store misses.
+    ``progress``: a file that follows the questions answered (progress.ProgressFile)."""
     start = time.monotonic()
     unique = list(dict.fromkeys(requests))
     keys = {request: request_key(identity, request) for request in unique}
@@ -47,7 +51,8 @@ def ask(
         store.writer()  # a store that cannot keep the answers fails before any is asked
         backend = load_backend()
         backend.preflight(missing)
-        progress = tqdm(total=len(missing), desc=label, unit="q", mininterval=2.0)
+        bar = tqdm(total=len(missing), desc=label, unit="q", mininterval=2.0)
+        shown = ProgressFile(progress, label, len(missing)) if progress else None
         for begin in range(0, len(missing), backend.batch_size):
             batch = missing[begin : begin + backend.batch_size]
             try:
@@ -57,8 +62,12 @@ def ask(
                 raise
             store.put((keys[r], r, response) for r, response in zip(batch, responses, strict=True))
             answered.update(zip(batch, responses, strict=True))
-            progress.update(len(batch))
-        progress.close()
+            bar.update(len(batch))
+            if shown:
+                shown.update(len(batch))
+        bar.close()
+        if shown:
+            shown.close()
     summary = AskSummary(
         questions=len(unique),
         asked=len(missing),

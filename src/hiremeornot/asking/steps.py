@@ -165,9 +165,11 @@ def run_step(
     outputs: Mapping[str, str | Path],
     store_dir: str | Path,
     contrast: Contrast,
+    progress: str | None = None,
 ) -> AskSummary:
     """Ask one shard's questions of ``step`` in each wording of ``outputs`` (wording id -> path)
-    and write each wording's answers table to its path.
+    and write each wording's answers table to its path (``progress``: a file the run's
+    terminal line reads, progress.ProgressFile).
 
     ``paths`` holds ``instances`` and ``attributes`` and, for Steps 2 and 3, ``step1``: the
     paths of the model's Step-1 tables in those wordings.
@@ -191,6 +193,7 @@ def run_step(
                 state_dir=batch_journal_dir(store_dir, model),
             ),
             label=f"{model} {step} shard {shard}",
+            progress=progress,
         )
     finally:
         store.close()

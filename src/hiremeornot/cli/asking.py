@@ -39,6 +39,7 @@ def cmd_step(args):
         outputs,
         args.store_dir,
         args.contrast,
+        progress=args.progress,
     )
     record = manifest.job_record(
         args.model,

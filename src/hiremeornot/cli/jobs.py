@@ -48,6 +48,7 @@ JOB_COMMANDS = {
             (["--store-dir"], ONE),
             (["--out"], {**MANY, "help": "<model>/<step>/<wording>/shard-<i>.parquet each"}),
             (["--record"], ONE),
+            (["--progress"], {"help": "a file of the questions answered, for the terminal"}),
         ],
     ),
     "validate-names": (

@@ -10,9 +10,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from hiremeornot.analysis.findings import read_findings
+from hiremeornot.analysis.findings import fact, read_findings
 from hiremeornot.design.contrasts import Contrast
-from hiremeornot.writing.headlines import headline
+from hiremeornot.writing.headlines import RESPONDENTS, headline
 
 FIRST_PAGE = "index.html"
 
@@ -45,8 +45,11 @@ def closing_block(
     )
     if current:
         for _, contrast, model, path in found:
+            findings = read_findings(path)
             label = "" if contrast.is_paper else f"[{contrast.title}] "
-            lines.append(f"  {label}{headline(read_findings(path), model, contrast)}")
+            what = fact(findings, "respondent")["outcome"]
+            note = f" ({RESPONDENTS[what]}: not evidence about a model)" if what != "model" else ""
+            lines.append(f"  {label}{headline(findings, model, contrast)}{note}")
         lines.append(
             f"  Read on: {page} (verdicts, forest plots, caveats), "
             + ", ".join(sorted({f"{results}/{prefix}summary.md" for prefix, *_ in cells}))

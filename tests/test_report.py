@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from hiremeornot.analysis.power import detectable, names_needed, pairs_needed
+from hiremeornot.analysis.power import design_power, detectable, names_needed, pairs_needed
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED
 from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
 from hiremeornot.writing.differences import design_caveats
@@ -63,6 +63,18 @@ def test_power_brackets_and_needs():
     )
 
 
+def power_section(instances, models, capacity, wordings=1):
+    """The estimate's power section of a design, at the report settings of these tests."""
+    power = design_power(
+        instances,
+        GENDER,
+        alpha=REPORT["alpha"],
+        differences=REPORT["power_differences"],
+        wordings=wordings,
+    )
+    return power_markdown(power, models, GENDER, capacity)
+
+
 def test_power_section_of_a_three_pair_design():
     instances = pd.DataFrame(
         {
@@ -74,7 +86,7 @@ def test_power_section_of_a_three_pair_design():
         }
     )
     capacity = {"list": "big", "names": {"female": 100, "male": 90}, "pairs": 9000, "misread": 2}
-    text = power_markdown(instances, ["m1", "m2"], REPORT, GENDER, capacity)
+    text = power_section(instances, ["m1", "m2"], capacity)
     assert "every model (m1, m2)" in text
     assert "The test's floor on p: 0.25" in text and "not the smallest p the design allows" in text
     assert "no occupation can be significant" in text
@@ -84,6 +96,28 @@ def test_power_section_of_a_three_pair_design():
         "and 90 male names (after the 2 names some model misreads are dropped), which make 9000 "
         "pairs (`names.pairs` higher, or `all`, uses more)."
     ) in text
+
+
+def test_the_designs_power_is_decided_as_data_before_it_is_phrased():
+    names = [f"N{i}" for i in range(10)]
+    instances = pd.DataFrame(
+        {
+            "occupation": "nurse",
+            "female": names,
+            "male": [n.lower() for n in names],
+            "pair_id": [f"{n}-{n.lower()}" for n in names],
+            "order": "female_first",
+        }
+    )
+    one = design_power(instances, GENDER, alpha=0.05, differences=[0.2, 0.5])
+    assert (one.a_names, one.pairs, one.orders, one.per_occupation) == (10, 10, 1, 10.0)
+    assert one.floor == 2**-9 and one.reachable and not one.wordings_limit
+    assert one.flaggable == 1 and one.best == detectable(10, 10, alpha=0.05)
+    assert one.needed["difference"].tolist() == [0.2, 0.5]
+    assert one.needed["names"].tolist() == [names_needed(d, alpha=0.05) for d in (0.2, 0.5)]
+    four = design_power(instances, GENDER, alpha=0.05, differences=[0.2], wordings=4)
+    assert four.floor == 0.125 and not four.reachable and four.wordings_limit
+    assert four.best == math.inf and four.needed["names"].tolist() == [math.inf]
 
 
 def test_the_power_section_says_when_the_design_uses_the_whole_list():
@@ -97,7 +131,7 @@ def test_the_power_section_says_when_the_design_uses_the_whole_list():
         }
     )
     whole = {"list": "small", "names": {"female": 2, "male": 2}, "pairs": 4, "misread": 0}
-    text = power_markdown(instances, ["m"], REPORT, GENDER, whole)
+    text = power_section(instances, ["m"], whole)
     assert (
         "This design uses 2 female and 2 male names in 4 pairs: the list `small` has 2 female "
         "and 2 male names, which make 4 pairs, all of them in this design"
@@ -125,8 +159,8 @@ def test_the_power_section_counts_the_wordings():
         }
     )
     capacity = {"list": "l", "names": {"female": 10, "male": 10}, "pairs": 100, "misread": 0}
-    one = power_markdown(instances, ["m"], REPORT, GENDER, capacity, wordings=1)
-    four = power_markdown(instances, ["m"], REPORT, GENDER, capacity, wordings=4)
+    one = power_section(instances, ["m"], capacity, wordings=1)
+    four = power_section(instances, ["m"], capacity, wordings=4)
     assert "The test's floor on p: 0.00195" in one
     assert "The test's floor on p: 0.125 (the exact sign test's smallest p with 4 wordings" in four
     assert "no occupation can be significant" in four and "none (the test cannot reject)" in four

@@ -16,10 +16,15 @@ most values are zero they need not, and the simulated power of the calibration
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
+import pandas as pd
 from scipy.stats import t as t_dist
 
 from hiremeornot.analysis.bootstrap import random_units, smallest_p
+from hiremeornot.analysis.stats import flaggable_at_floor
+from hiremeornot.design.contrasts import Sides
 
 POWER = 0.8
 MOST_NAMES = 10_000
@@ -68,3 +73,73 @@ def pairs_needed(
         return math.inf
     units = random_units(names, names, wordings)
     return math.ceil((_multiplier(units - 1, alpha) / difference) ** 2 / (orders * wordings))
+
+
+@dataclass(frozen=True)
+class DesignPower:
+    """What a design can detect, before anything is asked (design_power)."""
+
+    a_names: int
+    b_names: int
+    pairs: int
+    orders: int
+    occupations: int
+    per_occupation: float  # instances an occupation
+    wordings: int
+    alpha: float
+    floor: float  # the test's floor on p
+    wordings_limit: bool  # the wordings, not the names, set the floor
+    flaggable: float  # occupations at the floor before Benjamini-Hochberg flags one
+    best: float  # the MDD if names and wordings add no variance of their own
+    worst: float  # the MDD if all of it lies between them
+    needed: pd.DataFrame  # per difference asked: pairs needed (best), names needed (worst)
+
+    @property
+    def reachable(self) -> bool:
+        """Whether any occupation can be significant at all."""
+        return self.floor < self.alpha
+
+
+def design_power(
+    instances: pd.DataFrame,
+    sides: Sides,
+    *,
+    alpha: float,
+    differences: Sequence[float],
+    wordings: int = 1,
+) -> DesignPower:
+    """The power of the design ``instances`` lays out (occupation x pair x order), at ``alpha``,
+    for each of ``differences``."""
+    a_names, b_names = (instances[side].nunique() for side in sides.labels)
+    names = min(a_names, b_names)
+    orders = instances["order"].nunique()
+    occupations = instances["occupation"].nunique()
+    per_occupation = len(instances) / occupations
+    floor = smallest_p(a_names, b_names, wordings)
+    units = random_units(a_names, b_names, wordings)
+    needed = pd.DataFrame(
+        {
+            "difference": list(differences),
+            "pairs": [
+                pairs_needed(d, orders=orders, names=names, alpha=alpha, wordings=wordings)
+                for d in differences
+            ],
+            "names": [names_needed(d, alpha=alpha, wordings=wordings) for d in differences],
+        }
+    )
+    return DesignPower(
+        a_names=a_names,
+        b_names=b_names,
+        pairs=instances["pair_id"].nunique(),
+        orders=orders,
+        occupations=occupations,
+        per_occupation=per_occupation,
+        wordings=wordings,
+        alpha=alpha,
+        floor=floor,
+        wordings_limit=units < names,
+        flaggable=flaggable_at_floor(floor=floor, occupations=occupations, alpha=alpha),
+        best=detectable(per_occupation * wordings, names, alpha=alpha, wordings=wordings),
+        worst=detectable(units, names, alpha=alpha, wordings=wordings),
+        needed=needed,
+    )

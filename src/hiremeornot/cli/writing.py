@@ -10,6 +10,7 @@ from pathlib import Path
 from hiremeornot import plan
 from hiremeornot.analysis import impact, ll144, stats, wordings
 from hiremeornot.analysis.findings import read_findings
+from hiremeornot.analysis.power import design_power
 from hiremeornot.asking import estimate
 from hiremeornot.design.contrasts import (
     Contrast,
@@ -230,14 +231,14 @@ def cmd_estimate(args):
         by_model, instances, attributes, args.store_dir, settings["wordings"], sides
     )
     write_table(table, args.out_tsv)
-    power_section = power_markdown(
+    power = design_power(
         instances,
-        list(by_model),
-        settings["report"],
         sides,
-        manifest.read_json(args.capacity),
-        len(settings["wordings"]),
+        alpha=settings["report"]["alpha"],
+        differences=settings["report"]["power_differences"],
+        wordings=len(settings["wordings"]),
     )
+    power_section = power_markdown(power, list(by_model), sides, manifest.read_json(args.capacity))
     write_markdown(estimate_markdown(table) + "\n" + power_section, args.out_md)
 
 

@@ -8,9 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from hiremeornot.analysis.bootstrap import random_units, smallest_p
-from hiremeornot.analysis.power import POWER, detectable, names_needed, pairs_needed
-from hiremeornot.analysis.stats import flaggable_at_floor
+from hiremeornot.analysis.power import POWER, DesignPower
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.writing.markdown import markdown_table
 
@@ -49,77 +47,58 @@ def _format(value: float) -> str:
 
 
 def power_markdown(
-    instances: pd.DataFrame,
+    power: DesignPower,
     models: list[str],
-    settings: dict,
     sides: Sides,
     capacity: Mapping[str, Any],
-    wordings: int = 1,
 ) -> str:
-    """The power section of the estimate; ``settings`` is the config's ``report`` section,
+    """The power section of the estimate (``power``: power.design_power of the design),
     ``capacity`` what the name list offers (the dataset job's ``capacity.json``: see
-    ``contrasts.list_capacity``), ``wordings`` the number of wordings pooled."""
-    alpha = settings["alpha"]
-    female, male = (instances[side].nunique() for side in sides.labels)
-    names = min(female, male)
-    pairs = instances["pair_id"].nunique()
-    orders = instances["order"].nunique()
-    occupations = instances["occupation"].nunique()
-    per_occupation = len(instances) / occupations
-    floor = smallest_p(female, male, wordings)
-    units = random_units(female, male, wordings)
+    ``contrasts.list_capacity``)."""
+    names = min(power.a_names, power.b_names)
     limit = (
-        f"{wordings} wordings pooled as a random factor"
-        if units < names
+        f"{power.wordings} wordings pooled as a random factor"
+        if power.wordings_limit
         else f"{names} independent names on the smaller side"
     )
-    needed = flaggable_at_floor(floor=floor, occupations=occupations, alpha=alpha)
-    best = detectable(per_occupation * wordings, names, alpha=alpha, wordings=wordings)
-    worst = detectable(units, names, alpha=alpha, wordings=wordings)
     lines = [
         "## Power\n",
-        f"The design is the same for every model ({', '.join(models)}): {female} "
-        f"{sides.a_words} and {male} {sides.b_words} names, {pairs} pairs, {orders} listing "
-        f"order(s), {per_occupation:.0f} instances per occupation, {wordings} wording(s). "
-        f"Two-sided tests at alpha = "
-        f"{alpha}, {POWER:.0%} power, "
-        "per occupation and before the Benjamini-Hochberg correction across occupations "
+        f"The design is the same for every model ({', '.join(models)}): {power.a_names} "
+        f"{sides.a_words} and {power.b_names} {sides.b_words} names, {power.pairs} pairs, "
+        f"{power.orders} listing order(s), {power.per_occupation:.0f} instances per occupation, "
+        f"{power.wordings} wording(s). Two-sided tests at alpha = {power.alpha}, {POWER:.0%} "
+        "power, per occupation and before the Benjamini-Hochberg correction across occupations "
         "(which asks for more).\n",
-        f"- The test's floor on p: {floor:.3g} (the exact sign test's smallest p with {limit}; "
-        "a choice of the test, not the smallest p the design allows)."
+        f"- The test's floor on p: {power.floor:.3g} (the exact sign test's smallest p with "
+        f"{limit}; a choice of the test, not the smallest p the design allows)."
         + (
-            " **It is not below alpha: no occupation can be significant, whatever the model does.**"
-            if floor >= alpha
-            else f" With Benjamini-Hochberg across {occupations} occupations, {needed} must sit at "
-            "that floor before any can be flagged."
+            f" With Benjamini-Hochberg across {power.occupations} occupations, "
+            f"{power.flaggable} must sit at that floor before any can be flagged."
+            if power.reachable
+            else " **It is not below alpha: no occupation can be significant, whatever the model "
+            "does.**"
         ),
         "- Minimum detectable difference: "
-        f"{_format(best)} if names and wordings add no variance of their own, "
-        f"{_format(worst)} if all variance lies between them. These bound it only when the "
-        "per-instance values vary independently (not when the orders of a pair are negatively "
-        "correlated, or most values are zero): the calibration's simulated power is the "
-        "design's own (below).",
+        f"{_format(power.best)} if names and wordings add no variance of their own, "
+        f"{_format(power.worst)} if all variance lies between them. These bound it only when "
+        "the per-instance values vary independently (not when the orders of a pair are "
+        "negatively correlated, or most values are zero): the calibration's simulated power is "
+        "the design's own (below).",
     ]
-    if orders == 1:
+    if power.orders == 1:
         lines.append(
             f"- With one listing order, position and {sides.attribute} are confounded: no "
             f"difference is a {sides.attribute} finding, whatever its p-value."
         )
-    rows = [
-        {
-            "difference": difference,
-            f"pairs needed ({names} names per side, no name variance)": pairs_needed(
-                difference, orders=orders, names=names, alpha=alpha, wordings=wordings
-            ),
-            "names per side needed (all variance between names)": names_needed(
-                difference, alpha=alpha, wordings=wordings
-            ),
+    table = power.needed.rename(
+        columns={
+            "pairs": f"pairs needed ({names} names per side, no name variance)",
+            "names": "names per side needed (all variance between names)",
         }
-        for difference in settings["power_differences"]
-    ]
-    table = pd.DataFrame(rows).astype(object).replace(math.inf, "unreachable")
+    )
+    table = table.astype(object).replace(math.inf, "unreachable")
     note = (
-        f"\n{_capacity_sentence(female, male, pairs, capacity, sides)}\n\n"
+        f"\n{_capacity_sentence(power.a_names, power.b_names, power.pairs, capacity, sides)}\n\n"
         "These are closed-form bounds. For the power of this very design, with its tests, "
         "corrections and verdicts, plant the effect you care about in a simulated model "
         "(backend: simulated) and ask for `results/calibration/<model>.md`: it runs hundreds of "

@@ -34,7 +34,7 @@ def test_a_finished_run_says_what_it_found_where_to_read_and_what_it_asked(tmp_p
         f"Read on: {results}/index.html (verdicts, forest plots, caveats), {results}/summary.md."
         in text
     )
-    assert "1 model jobs: 10 questions, 4 asked of a model, 6 answered from the store, 2 s" in text
+    assert "Model jobs: 1, 10 questions, 4 asked of a model, 6 answered from the store, 2 s" in text
 
 
 def test_a_stale_first_page_or_an_earlier_job_is_not_reported_as_this_runs(tmp_path):
@@ -43,8 +43,16 @@ def test_a_stale_first_page_or_an_earlier_job_is_not_reported_as_this_runs(tmp_p
     os.utime(results / "index.html", (past, past))  # made before the findings it would show
     os.utime(results / "gpt" / "step2" / "shard-0.json", (past, past))
     text = closing_block([("", GENDER_CONTRAST, "gpt")], since=time.time() - 60, results=results)
-    assert "favours" not in text and "Read on" not in text
-    assert "no model job ran" in text
+    assert "favours" not in text and "Read on" not in text and "Model jobs" not in text
+    assert text.strip().startswith("hiremeornot: the run finished in")
+
+
+def test_a_run_that_made_no_first_page_reports_none(tmp_path):
+    """e.g. `snakemake results/estimate.md` after a whole run: the first page is current but
+    older than this run."""
+    results = finished_run(tmp_path)
+    text = closing_block([("", GENDER_CONTRAST, "gpt")], since=time.time() + 5, results=results)
+    assert "favours" not in text and "Model jobs" not in text
 
 
 def test_each_contrasts_headline_is_led_by_its_name(tmp_path):

@@ -68,11 +68,17 @@ def test_every_output_with_its_row_counts(tiny_run):
         assert (results / f"figures/{name}.png").read_bytes()[:4] == b"\x89PNG"
     summary = (results / "summary.md").read_text()
     assert summary.count("not evidence about any real model") == 2
-    assert summary.count("named the first-listed subject") == 2 * 3  # Q2, Q3, the position note
+    # the caveats alike for both models are said once, above the models' sections
+    heading = "## What else could explain every model's numbers"
+    shared = summary.split(heading)[1].split("\n## ")[0]
+    assert summary.count(heading) == 1
+    position_notes = 1 if "named the first-listed subject" in shared else 2
+    assert summary.count("named the first-listed subject") == 2 * 2 + position_notes  # Q2, Q3
     # both orders: balanced, never "confounded"; two pairs: nothing can be significant
-    assert summary.count("order-balanced") >= 2 and "confounded" not in summary
-    assert summary.count("no occupation can be significant") == 2
-    assert summary.count("one wording") == 2
+    assert "order-balanced" in summary and "confounded" not in summary
+    assert summary.count("no occupation can be significant") == 1
+    assert "no occupation can be significant" in shared and "one wording" in shared
+    assert summary.count("one wording") == 1
 
 
 def test_statistics_outputs(tiny_run):
@@ -142,8 +148,8 @@ def test_the_run_ends_by_saying_what_it_found_and_what_it_asked(tiny_run):
         "Read on: results/index.html (verdicts, forest plots, caveats), results/summary.md." in out
     )
     said = re.search(
-        r"This run: (\d+) model jobs: (\d+) questions, (\d+) asked of a model, (\d+) answered "
-        r"from the store",
+        r"Model jobs: (\d+), (\d+) questions, (\d+) asked of a model, (\d+) answered from the "
+        r"store",
         out,
     )
     records = [json.loads(p.read_text()) for p in (tiny_run / "results").glob("*/step*/*.json")]

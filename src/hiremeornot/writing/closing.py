@@ -35,35 +35,32 @@ def closing_block(
     cells: Sequence[tuple[str, Contrast, str]], *, since: float, results: Path = Path("results")
 ) -> str:
     """The lines a finished run prints: per contrast and model (``cells``: results prefix,
-    contrast, model) its headline where the first page is made from its current findings,
-    where to read on, and the questions this run asked (model jobs finished since ``since``)."""
-    lines = ["", "hiremeornot: the run finished."]
+    contrast, model) its headline where this run made the first page from current findings,
+    where to read on, and the model jobs this run ran (those finished since ``since``)."""
+    lines = ["", f"hiremeornot: the run finished in {time.time() - since:.0f} s."]
     page = results / FIRST_PAGE
-    found = [(p, c, m, results / f"{p}{m}" / "findings.tsv") for p, c, m in cells]
-    current = page.is_file() and all(
+    found = [(c, m, results / f"{p}{m}" / "findings.tsv") for p, c, m in cells]
+    made = page.is_file() and page.stat().st_mtime >= since
+    if made and all(
         path.is_file() and path.stat().st_mtime <= page.stat().st_mtime for *_, path in found
-    )
-    if current:
-        for _, contrast, model, path in found:
+    ):
+        for contrast, model, path in found:
             findings = read_findings(path)
             label = "" if contrast.is_paper else f"[{contrast.title}] "
             what = fact(findings, "respondent")["outcome"]
             note = f" ({RESPONDENTS[what]}: not evidence about a model)" if what != "model" else ""
             lines.append(f"  {label}{headline(findings, model, contrast)}{note}")
+        summaries = sorted({f"{results}/{prefix}summary.md" for prefix, *_ in cells})
         lines.append(
-            f"  Read on: {page} (verdicts, forest plots, caveats), "
-            + ", ".join(sorted({f"{results}/{prefix}summary.md" for prefix, *_ in cells}))
-            + "."
+            f"  Read on: {page} (verdicts, forest plots, caveats), {', '.join(summaries)}."
         )
     totals = asked_since(results, since)
-    asked = (
-        f"{int(totals['jobs'])} model jobs: {int(totals['questions'])} questions, "
-        f"{int(totals['asked'])} asked of a model, {int(totals['from_store'])} answered from "
-        f"the store, {totals['seconds']:.0f} s in the model jobs"
-        if totals["jobs"]
-        else "no model job ran: every answer was already in the step tables"
-    )
-    lines.append(f"  This run: {asked}; {time.time() - since:.0f} s in all.")
+    if totals["jobs"]:
+        lines.append(
+            f"  Model jobs: {int(totals['jobs'])}, {int(totals['questions'])} questions, "
+            f"{int(totals['asked'])} asked of a model, {int(totals['from_store'])} answered from "
+            f"the store, {totals['seconds']:.0f} s in the model jobs."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -49,7 +49,7 @@ def _are(count: int) -> str:
 
 
 def verdict_row(findings: pd.DataFrame, contrast: Contrast) -> dict[str, str]:
-    """One model's line of a verdict table (VERDICT_COLUMNS): what answered, the verdicts
+    """One model's line of a verdict table (its columns in order): what answered, the verdicts
     counted, the floor on p, the smallest detectable difference and the forced answers."""
     sides, counts = contrast.sides, verdict_counts(findings)
     floor, forced = fact(findings, "p_floor"), fact(findings, "forced_answers")

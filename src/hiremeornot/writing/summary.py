@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import pandas as pd
 
 from hiremeornot.analysis import answer_space, pooled
@@ -57,10 +59,12 @@ def model_summary(
     answer_mass: pd.DataFrame | None = None,
     flips: pd.DataFrame | None = None,
     model_fit: pd.DataFrame | None = None,
+    shared: Collection[str] = (),
 ) -> str:
     """The findings of one model (findings.py), as Markdown bullet points (``answer_mass``:
     its answer_space.mass_distribution; ``flips``: with ``robustness``, its
-    wordings.pair_flips; ``model_fit``: its pooled.pooled_effects)."""
+    wordings.pair_flips; ``model_fit``: its pooled.pooled_effects; ``shared``: caveats said
+    once for every model, left out here)."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
     caveats = design_caveats(findings, settings, contrast)
     sides = contrast.sides
@@ -119,7 +123,7 @@ def model_summary(
         lines.append(answer_space_sentence(answer_mass, fact(findings, "forced_answers")))
     if model_fit is not None:
         lines.append(pooled_sentence(model_fit, sides, alpha, len(settings["wordings"])))
-    lines += caveats
+    lines += [line for line in caveats if line not in shared]
     return "\n".join(f"- {line}" for line in lines) + "\n"
 
 
@@ -298,6 +302,11 @@ def summary(
         f"{markdown_table(verdicts)}\n{VERDICT_NOTE} Each model's section below says what "
         "else could explain its numbers; results/index.html shows them with forest plots.\n"
     )
+    every = [design_caveats(f["findings"], settings, contrast) for f in tables.values()]
+    shared = [line for line in every[0] if len(every) > 1 and all(line in c for c in every)]
+    if shared:
+        parts.append("## What else could explain every model's numbers\n")
+        parts.append("\n".join(f"- {line}" for line in shared) + "\n")
     for model, frames in tables.items():
         parts.append(f"## {model}\n")
         answered_by = fact(frames["findings"], "respondent")["outcome"]
@@ -320,6 +329,7 @@ def summary(
                 answer_mass=frames.get("answer_space"),
                 flips=frames.get("flips"),
                 model_fit=frames.get("pooled"),
+                shared=shared,
             )
         )
     arms = {model: frames for model, frames in tables.items() if "interventions" in frames}

@@ -23,10 +23,13 @@ def test_every_test_a_doc_names_exists(doc):
     assert not missing
 
 
-def readme_block(heading: str) -> list[str]:
-    """The command lines of the first bash block under a README heading (comments dropped)."""
-    text = (REPO / "README.md").read_text()
-    section = text[text.index(f"## {heading}") :]
+def readme_block(heading: str, doc: str = "docs/cluster.md") -> list[str]:
+    """The command lines of the first bash block under a heading of a Markdown file of the
+    repository (comments dropped); the heading must be there, at any level."""
+    text = (REPO / doc).read_text()
+    found = re.search(rf"^#+ {re.escape(heading)}$", text, re.MULTILINE)
+    assert found, f"{doc}: no heading {heading!r}"
+    section = text[found.start() :]
     start = section.index("```bash") + len("```bash")
     block = section[start : section.index("```", start)]
     return [line.split("#")[0].strip() for line in block.strip().splitlines()]
@@ -34,8 +37,10 @@ def readme_block(heading: str) -> list[str]:
 
 @pytest.mark.slow
 def test_the_readmes_slurm_recipe_plans_a_run_as_written(tmp_path):
-    """Each `snakemake --profile` line of the recipe, as written, from a copy of the repository
-    (a dry run: the plugin is installed by make setup; no cluster needed to plan)."""
+    """Each `snakemake --profile` line of the recipe (docs/cluster.md, which the README links
+    to), as written, from a copy of the repository (a dry run: the plugin is installed by make
+    setup; no cluster needed to plan)."""
+    assert "(docs/cluster.md)" in (REPO / "README.md").read_text()
     lines = readme_block("Running on a SLURM cluster")
     assert lines[0].startswith("pip install -e") and "slurm" in lines[0]
     assert (

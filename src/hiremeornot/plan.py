@@ -303,7 +303,8 @@ def check_venvs(config: dict) -> None:
     for name, settings in config["models"].items():
         venv = settings["venv"]
         if venv is not None and not Path(venv, "bin", "hiremeornot").is_file():
-            setup = " (make setup-vllm creates it)" if settings["backend"] == "vllm" else ""
+            made_by_make = settings["backend"] == "vllm" and Path(venv) == Path(".venv-vllm")
+            setup = " (make setup-vllm creates it)" if made_by_make else ""
             raise InputError(f"models.{name}.venv: no {venv}/bin/hiremeornot{setup}")
 
 

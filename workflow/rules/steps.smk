@@ -53,7 +53,7 @@ rule granted:
         " --step1 {input.step1:q} --out {output:q} 2> {log:q}"
 
 
-# Not part of `all`: ask for it before a paid run (see README, "Cost controls").
+# Not part of `all`: ask for it before a paid run (docs/backends/openai.md, "Cost controls").
 # results/estimate.md is the whole run's: the contrast's own for the paper's audit, else every
 # contrast's (run_estimate below).
 rule estimate:

@@ -293,17 +293,18 @@ def summary(
             f"them as their label (names.drop_misperceived; results/names/validity.md): "
             f"{', '.join(dropped)}. The audit speaks for the names that remain.\n"
         )
-    verdicts = pd.DataFrame(
-        verdict_table(
-            [{"model": m, **verdict_row(f["findings"], contrast)} for m, f in tables.items()]
+    if tables:
+        verdicts = pd.DataFrame(
+            verdict_table(
+                [{"model": m, **verdict_row(f["findings"], contrast)} for m, f in tables.items()]
+            )
         )
-    )
-    parts.append(
-        f"{markdown_table(verdicts)}\n{VERDICT_NOTE} Each model's section below says what "
-        "else could explain its numbers; results/index.html shows them with forest plots.\n"
-    )
+        parts.append(
+            f"{markdown_table(verdicts)}\n{VERDICT_NOTE} Each model's section below says what "
+            "else could explain its numbers; results/index.html shows them with forest plots.\n"
+        )
     every = [design_caveats(f["findings"], settings, contrast) for f in tables.values()]
-    shared = [line for line in every[0] if len(every) > 1 and all(line in c for c in every)]
+    shared = [line for line in every[0] if all(line in c for c in every)] if len(every) > 1 else []
     if shared:
         parts.append("## What else could explain every model's numbers\n")
         parts.append("\n".join(f"- {line}" for line in shared) + "\n")

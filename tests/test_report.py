@@ -98,9 +98,10 @@ def test_power_section_of_a_three_pair_design():
     ) in text
 
 
-def test_the_designs_power_is_decided_as_data_before_it_is_phrased():
+def ten_pairs() -> pd.DataFrame:
+    """One occupation, 10 female and 10 male names in 10 pairs, one listing order."""
     names = [f"N{i}" for i in range(10)]
-    instances = pd.DataFrame(
+    return pd.DataFrame(
         {
             "occupation": "nurse",
             "female": names,
@@ -109,6 +110,10 @@ def test_the_designs_power_is_decided_as_data_before_it_is_phrased():
             "order": "female_first",
         }
     )
+
+
+def test_the_designs_power_is_decided_as_data_before_it_is_phrased():
+    instances = ten_pairs()
     one = design_power(instances, GENDER, alpha=0.05, differences=[0.2, 0.5])
     assert (one.a_names, one.pairs, one.orders, one.per_occupation) == (10, 10, 1, 10.0)
     assert one.floor == 2**-9 and one.reachable and not one.wordings_limit
@@ -148,16 +153,7 @@ def test_the_summary_says_how_many_occupations_must_sit_at_the_floor():
 
 
 def test_the_power_section_counts_the_wordings():
-    names = [f"N{i}" for i in range(10)]
-    instances = pd.DataFrame(
-        {
-            "occupation": "nurse",
-            "female": names,
-            "male": [n.lower() for n in names],
-            "pair_id": [f"{n}-{n.lower()}" for n in names],
-            "order": "female_first",
-        }
-    )
+    instances = ten_pairs()
     capacity = {"list": "l", "names": {"female": 10, "male": 10}, "pairs": 100, "misread": 0}
     one = power_section(instances, ["m"], capacity, wordings=1)
     four = power_section(instances, ["m"], capacity, wordings=4)

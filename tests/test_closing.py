@@ -35,6 +35,18 @@ def test_a_finished_run_says_what_it_found_where_to_read_and_what_it_asked(tmp_p
         in text
     )
     assert "Model jobs: 1, 10 questions, 4 asked of a model, 6 answered from the store, 2 s" in text
+    assert "API cost" not in text  # no job was priced
+
+
+def test_priced_jobs_add_their_estimated_cost(tmp_path):
+    results = finished_run(tmp_path)
+    (results / "api" / "step2").mkdir(parents=True)
+    record = {"questions": 5, "asked": 5, "from_store": 0, "seconds": 1.0, "usd": 0.125}
+    (results / "api" / "step2" / "shard-0.json").write_text(json.dumps(record))
+    (results / "api" / "step2" / "shard-1.json").write_text(json.dumps(record | {"usd": 1.0}))
+    text = closing_block([("", GENDER_CONTRAST, "gpt")], since=time.time() - 60, results=results)
+    assert "Model jobs: 3, 20 questions" in text
+    assert "s in the model jobs, an estimated $1.12 of API cost." in text
 
 
 def test_a_stale_first_page_or_an_earlier_job_is_not_reported_as_this_runs(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import math
 import re
@@ -15,6 +16,7 @@ from hiremeornot.asking.ask import ask
 from hiremeornot.asking.backends import BackendError, Request, load_backend, model_identity
 from hiremeornot.asking.backends.openai import batch as openai_batch
 from hiremeornot.asking.backends.openai import constraints as openai_constraints
+from hiremeornot.asking.backends.openai.cost import cost_estimate
 from hiremeornot.asking.store import ResponseStore, request_key
 from hiremeornot.config import model_settings
 from hiremeornot.errors import InputError
@@ -55,7 +57,7 @@ def stored_keys(fake):
     return [request_key(model_identity(settings(fake)), r) for r in REQUESTS]
 
 
-def run(fake, store_path, state_dir=None, **changes):
+def run(fake, store_path, state_dir=None, progress=None, **changes):
     config = settings(fake, **changes)
     store = ResponseStore(store_path)
     return ask(
@@ -63,6 +65,7 @@ def run(fake, store_path, state_dir=None, **changes):
         store,
         model_identity(config),
         lambda: load_backend("openai", config, state_dir=state_dir),
+        progress=progress,
     )
 
 
@@ -190,7 +193,11 @@ def test_logit_bias_refuses_choices_it_cannot_tell_apart(fake, tmp_path, toy_tok
 def test_the_run_size_and_cost_are_printed_and_a_cost_cap_stops_it(fake, tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="hiremeornot")
     prices = {"input": 1000.0, "output": 2000.0}
-    run(fake, tmp_path / "s.sqlite", price_per_million_tokens=prices)
+    shown = tmp_path / "progress.json"
+    run(fake, tmp_path / "s.sqlite", progress=shown, price_per_million_tokens=prices)
+    # the estimate the terminal's progress line spends from
+    expected = cost_estimate(REQUESTS, settings(fake, price_per_million_tokens=prices)).usd
+    assert json.loads(shown.read_text())["usd"] == pytest.approx(expected) and expected > 0
     line = caplog.text
     assert re.search(r"fake-model: 3 requests to send, about \d+ input and \d+ output tokens", line)
     assert re.search(r"estimated cost \$\d+\.\d\d", line)

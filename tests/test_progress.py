@@ -50,3 +50,19 @@ def test_a_job_that_has_answered_nothing_yet_gives_no_time_left(tmp_path):
     state = {"label": "a", "done": 0, "total": 9, "started": now, "updated": now}
     (tmp_path / "a.json").write_text(json.dumps({**state, "finished": False}))
     assert "time left not known yet" in read_progress(tmp_path, since=now - 1).line()
+
+
+def test_priced_jobs_add_their_estimated_cost_so_far(tmp_path):
+    now = time.time()
+    states = {
+        "api": {"done": 30, "total": 100, "usd": 2.0, "finished": False},
+        "local": {"done": 5, "total": 10, "usd": None, "finished": False},
+    }
+    for name, state in states.items():
+        timed = {"label": name, "started": now - 10, "updated": now, **state}
+        (tmp_path / f"{name}.json").write_text(json.dumps(timed))
+    seen = read_progress(tmp_path, since=now - 60)
+    assert (seen.usd_done, seen.usd_total) == (0.6, 2.0)
+    assert seen.line().endswith("; about $0.60 of an estimated $2.00 spent")
+    (tmp_path / "api.json").unlink()  # no priced job: no cost on the line
+    assert "$" not in read_progress(tmp_path, since=now - 60).line()

@@ -16,12 +16,14 @@ from hiremeornot.asking.store import ResponseStore, request_key
 
 @dataclass
 class AskSummary:
-    """What one job asked: distinct questions, how many went to the model, how long it took."""
+    """What one job asked: distinct questions, how many went to the model, how long it took,
+    and for a priced API model the estimated cost of those asked (``usd``; None: not priced)."""
 
     questions: int
     asked: int
     from_store: int
     seconds: float
+    usd: float | None = None
 
     def line(self, label: str) -> str:
         return (
@@ -47,12 +49,13 @@ def ask(
     # sorted by prompt, so that a batch shares long prefixes and similar lengths
     missing = sorted((r for r in unique if keys[r] not in known), key=lambda r: r.prompt)
     answered = {request: known[keys[request]] for request in unique if keys[request] in known}
+    usd = None
     if missing:
         store.writer()  # a store that cannot keep the answers fails before any is asked
         backend = load_backend()
-        backend.preflight(missing)
+        usd = backend.preflight(missing)
         bar = tqdm(total=len(missing), desc=label, unit="q", mininterval=2.0)
-        shown = ProgressFile(progress, label, len(missing)) if progress else None
+        shown = ProgressFile(progress, label, len(missing), usd) if progress else None
         for begin in range(0, len(missing), backend.batch_size):
             batch = missing[begin : begin + backend.batch_size]
             try:
@@ -73,5 +76,6 @@ def ask(
         asked=len(missing),
         from_store=len(unique) - len(missing),
         seconds=time.monotonic() - start,
+        usd=usd,
     )
     return [answered[request] for request in requests], summary

@@ -19,11 +19,12 @@ PRINT_EVERY = 10.0  # seconds between the lines the submitting process prints
 
 
 class ProgressFile:
-    """One job's questions answered of those it asks, written at most every WRITE_EVERY seconds
-    (and when it finishes) to ``path``."""
+    """One job's questions answered of those it asks, and the estimated cost of asking them all
+    (``usd``, None where the model is not priced), written at most every WRITE_EVERY seconds (and
+    when it finishes) to ``path``."""
 
-    def __init__(self, path: str | Path, label: str, total: int) -> None:
-        self.path, self.label, self.total = Path(path), label, total
+    def __init__(self, path: str | Path, label: str, total: int, usd: float | None = None) -> None:
+        self.path, self.label, self.total, self.usd = Path(path), label, total, usd
         self.started = time.time()
         self.written = 0.0
         self.done = 0
@@ -43,6 +44,7 @@ class ProgressFile:
             "label": self.label,
             "done": self.done,
             "total": self.total,
+            "usd": self.usd,
             "started": self.started,
             "updated": time.time(),
             "finished": finished,
@@ -54,20 +56,28 @@ class ProgressFile:
 
 @dataclass
 class Progress:
-    """The jobs' progress summed: questions answered of those asked, the rate, time left."""
+    """The jobs' progress summed: questions answered of those asked, the rate, time left, and
+    for priced models the estimated cost so far and in all."""
 
     jobs: int
     running: int
     done: int
     total: int
     rate: float  # questions a second, over the running jobs
+    usd_done: float | None = None  # estimated, pro rata of each priced job's questions answered
+    usd_total: float | None = None
 
     def line(self) -> str:
         left = (self.total - self.done) / self.rate if self.rate > 0 else float("nan")
         eta = f"about {_duration(left)} left" if left == left else "time left not known yet"
+        cost = (
+            f"; about ${self.usd_done:,.2f} of an estimated ${self.usd_total:,.2f} spent"
+            if self.usd_total is not None
+            else ""
+        )
         return (
             f"hiremeornot: {self.done:,} of {self.total:,} questions answered in "
-            f"{self.jobs} model job(s), {self.running} running ({self.rate:.1f}/s, {eta})"
+            f"{self.jobs} model job(s), {self.running} running ({self.rate:.1f}/s, {eta}){cost}"
         )
 
 
@@ -92,12 +102,15 @@ def read_progress(folder: str | Path, since: float) -> Progress | None:
         return None
     running = [s for s in states if not s["finished"]]
     rate = sum(s["done"] / max(s["updated"] - s["started"], 1e-9) for s in running if s["done"])
+    priced = [s for s in states if s.get("usd") is not None]
     return Progress(
         jobs=len(states),
         running=len(running),
         done=sum(s["done"] for s in states),
         total=sum(s["total"] for s in states),
         rate=rate,
+        usd_done=sum(s["usd"] * s["done"] / max(s["total"], 1) for s in priced) if priced else None,
+        usd_total=sum(s["usd"] for s in priced) if priced else None,
     )
 
 

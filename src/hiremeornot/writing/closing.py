@@ -19,8 +19,10 @@ FIRST_PAGE = "index.html"
 
 def asked_since(results: Path, since: float) -> dict[str, float]:
     """The model jobs' records written since ``since`` (seconds since the epoch), summed:
-    jobs, questions, those asked of a model, those answered from the store, seconds."""
-    totals = dict.fromkeys(["jobs", "questions", "asked", "from_store", "seconds"], 0.0)
+    jobs, questions, those asked of a model, those answered from the store, seconds, and the
+    estimated cost of the priced jobs (``usd``: None where no job was priced)."""
+    totals: dict = dict.fromkeys(["jobs", "questions", "asked", "from_store", "seconds"], 0.0)
+    totals["usd"] = None
     for path in results.glob("**/step*/shard-*.json"):
         if path.stat().st_mtime < since:
             continue
@@ -28,6 +30,8 @@ def asked_since(results: Path, since: float) -> dict[str, float]:
         totals["jobs"] += 1
         for key in ("questions", "asked", "from_store", "seconds"):
             totals[key] += record[key]
+        if record.get("usd") is not None:
+            totals["usd"] = (totals["usd"] or 0.0) + record["usd"]
     return totals
 
 
@@ -59,7 +63,12 @@ def closing_block(
         lines.append(
             f"  Model jobs: {int(totals['jobs'])}, {int(totals['questions'])} questions, "
             f"{int(totals['asked'])} asked of a model, {int(totals['from_store'])} answered from "
-            f"the store, {totals['seconds']:.0f} s in the model jobs."
+            f"the store, {totals['seconds']:.0f} s in the model jobs"
+            + (
+                f", an estimated ${totals['usd']:,.2f} of API cost."
+                if totals["usd"] is not None
+                else "."
+            )
         )
     return "\n".join(lines) + "\n"
 

@@ -81,8 +81,10 @@ class Backend(ABC):
     def answer(self, requests: Sequence[Request]) -> list[Response]:
         """Answer a batch of requests, in order."""
 
-    def preflight(self, requests: Sequence[Request]) -> None:  # noqa: B027 (optional hook)
-        """Called once with every request about to be asked (a paid API prints its cost here)."""
+    def preflight(self, requests: Sequence[Request]) -> float | None:
+        """Called once with every request about to be asked: a paid API prints and returns its
+        estimated cost in USD (None: not priced)."""
+        return None
 
 
 def token_count(tokenizer: Any, text: str) -> int | None:

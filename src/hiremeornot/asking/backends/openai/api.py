@@ -87,8 +87,9 @@ class ChatAPI:
             system_fingerprint=getattr(completion, "system_fingerprint", None) or None,
         )
 
-    def preflight(self, requests: Sequence[Request]) -> None:
-        """Log the run's size and estimated cost; refuse it if over ``max_cost_usd``."""
+    def preflight(self, requests: Sequence[Request]) -> float | None:
+        """Log the run's size and estimated cost; refuse it if over ``max_cost_usd``; the
+        estimated cost in USD (None without prices)."""
         estimate = cost_estimate(requests, self.settings)
         log.info("%s", estimate.line())
         limit = self.settings.max_cost_usd
@@ -97,3 +98,4 @@ class ChatAPI:
                 f"model {self.settings.model!r}: the estimated cost ${estimate.usd:.2f} is "
                 f"over max_cost_usd ${limit:.2f}; nothing was asked"
             )
+        return estimate.usd

@@ -49,8 +49,8 @@ class OpenAIBatchBackend(Backend):
         self.poll_s = settings.batch_poll_s
         self.journal_dir = Path(state_dir)
 
-    def preflight(self, requests: Sequence[Request]) -> None:
-        self.api.preflight(requests)
+    def preflight(self, requests: Sequence[Request]) -> float | None:
+        return self.api.preflight(requests)
 
     def request_file(self, requests: Sequence[Request]) -> bytes:
         """The JSONL request file: one chat-completions body per question, custom_id its index."""

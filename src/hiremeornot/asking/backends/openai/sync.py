@@ -44,8 +44,8 @@ class OpenAIBackend(Backend):
         self.batch_size = 4 * self.concurrency
         self.limiter = RateLimiter(settings.requests_per_minute)
 
-    def preflight(self, requests: Sequence[Request]) -> None:
-        self.api.preflight(requests)
+    def preflight(self, requests: Sequence[Request]) -> float | None:
+        return self.api.preflight(requests)
 
     def _complete(self, request: Request) -> Any:
         """The chat completion (with at least one choice); a reply body that is not JSON is

@@ -7,7 +7,12 @@ import pandas as pd
 import pytest
 
 from hiremeornot import cli
-from hiremeornot.analysis.calibration import calibrate, coverage, verdict_rates
+from hiremeornot.analysis.calibration import (
+    calibrate,
+    coverage,
+    verdict_rates,
+    worst_false_positive,
+)
 from hiremeornot.analysis.metrics import READINGS
 from hiremeornot.analysis.simulated_audit import AuditSimulator, synthetic_design
 from hiremeornot.asking.respondent import Respondent
@@ -80,6 +85,28 @@ def test_under_a_null_plant_nothing_is_called_different():
     rates = verdict_rates(verdicts, REPORT["equivalence_margin"])
     assert rates["null"].all()
     assert (rates["differs"] <= REPORT["alpha"]).all() and (rates["fdr"] <= REPORT["alpha"]).all()
+
+
+def test_coverage_and_false_positives_are_decided_as_data():
+    checks = pd.DataFrame(
+        {
+            "audit": [0, 1, 2, 3] * 2,
+            "occupation": "nurse",
+            "quantity": ["wide"] * 4 + ["narrow"] * 4,
+            "estimate": 0.0,
+            "low": -1.0,
+            "high": [1.0] * 4 + [-0.5] * 4,  # the narrow intervals never cover the truth 0
+            "truth": 0.0,
+        }
+    )
+    table = coverage(checks).set_index("quantity")
+    assert table["undercovers"].to_dict() == {"wide": False, "narrow": True}
+    rates = pd.DataFrame(
+        {"reading": ["a", "b", "c"], "null": [True, True, False], "differs": [0.01, 0.07, 0.9]}
+    )
+    assert worst_false_positive(rates, 0.05) == {"reading": "b", "rate": 0.07, "above_alpha": True}
+    assert worst_false_positive(rates, 0.1)["above_alpha"] is False
+    assert worst_false_positive(rates[~rates["null"]], 0.05) is None
 
 
 def test_the_calibrate_command_writes_its_tables_words_and_figure(tmp_path):

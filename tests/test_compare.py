@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 
@@ -9,19 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hiremeornot.analysis.compare import (
-    Run,
-    compare,
-    load_run,
-    paired_changes,
-    paired_values,
-)
+from hiremeornot.analysis.compare import Run, compare, load_run, paired_values
 from hiremeornot.analysis.metrics import instance_outcomes
+from hiremeornot.analysis.paired import paired_changes
 from hiremeornot.cli import main
 from hiremeornot.design.contrasts import GENDER
 from hiremeornot.errors import InputError
 from hiremeornot.tables_io import write_table
-from hiremeornot.writing.compare import summary_paragraph
+from hiremeornot.writing.compare import figure_caveats, summary_paragraph
 
 SETTINGS = {
     "difference": "biased",
@@ -320,6 +316,23 @@ def test_the_summary_says_what_cannot_be_concluded(runs):
     assert "**4 flipped**" in text and "2 of 48 in Step 1 and 2 of 55 in Steps 2-3" in text
     assert "9 Step-2/3 questions read differently because Step 1" in text
     assert "no change can be significant" in text and "sampling noise" in text
+
+
+@pytest.mark.parametrize(("names", "reachable"), [(8, True), (2, False)])
+def test_a_comparison_decides_whether_a_change_can_be_significant(runs, names, reachable):
+    a, b = runs
+    result = compare(load_run(a, "A", sides=GENDER), load_run(b, "B", sides=GENDER), SETTINGS)
+    paired = (
+        Run(run, pd.DataFrame(), outcomes_frame(names, names, consistent=kept), GENDER)
+        for run, kept in (("A", False), ("B", True))
+    )
+    changes = paired_changes(paired_values(*paired, "biased"), SETTINGS, sides=GENDER)
+    result = dataclasses.replace(result, changes=changes)
+    assert result.smallest_p == pytest.approx(2.0 ** (1 - names))
+    assert result.reachable == reachable
+    caveats = figure_caveats(result)
+    assert any("no change can be significant" in line for line in caveats) == (not reachable)
+    assert "95% interval over names" in caveats[0] and "not shown to be absent" in caveats[-2]
 
 
 def test_runs_of_another_design_are_refused(runs, tmp_path):

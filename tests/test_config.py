@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from hiremeornot import plan
+from hiremeornot.asking import backends
 from hiremeornot.asking.backends import model_identity
 from hiremeornot.asking.backends.base import BackendSettings
 from hiremeornot.asking.backends.extractive_qa import ExtractiveQASettings
@@ -151,7 +152,7 @@ def test_a_vllm_model_is_one_job_per_step_with_the_gpus_it_needs(changes, messag
 
 # The schema: one source of every default, and of what each model setting does.
 
-BACKENDS = ["transformers", "openai", "vllm", "extractive_qa", "simulated"]
+BACKENDS = list(backends.BACKENDS)
 TYPED_SETTINGS = {
     "transformers": TransformersSettings,
     "openai": OpenAISettings,
@@ -159,6 +160,16 @@ TYPED_SETTINGS = {
     "extractive_qa": ExtractiveQASettings,
     "simulated": SimulatedSettings,
 }
+
+
+def test_every_backend_is_registered_once_and_the_schema_lists_the_registry():
+    backend = schema()["properties"]["models"]["additionalProperties"]["properties"]["backend"]
+    assert backend["enum"] == BACKENDS
+    assert set(TYPED_SETTINGS) == set(BACKENDS)
+    for name in BACKENDS:
+        assert (REPO / "envs" / f"{backends.environment(name)}.yaml").is_file(), name
+    assert backends.environment("simulated") == "core"
+    assert backends.environment("extractive_qa") == "transformers"
 
 
 def test_the_schema_is_package_data_and_the_workflow_links_to_it():

@@ -7,15 +7,10 @@ import pandas as pd
 
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.design.contrasts import GENDER_CONTRAST
-from hiremeornot.writing.figures import (
-    LOWEST_NAMED,
-    MOST_ATTRIBUTES,
-    ROWS_PER_OCCUPATION,
-    gap_rows,
-    impact_layout,
-    scatter_points,
-)
+from hiremeornot.writing.change_figures import by_change
+from hiremeornot.writing.figures import MOST_ATTRIBUTES, gap_rows, scatter_points
 from hiremeornot.writing.headlines import figure_caveats
+from hiremeornot.writing.impact_figure import LOWEST_NAMED, ROWS_PER_OCCUPATION, impact_layout
 from tests.helpers.report_tables import REPORT, found, tables
 
 
@@ -106,3 +101,17 @@ def test_the_impact_figure_names_each_groups_lowest_ratios_at_paper_size():
     lowest = table[named]
     assert len(lowest) == 2 * LOWEST_NAMED
     assert set(lowest["occupation"]) == {f"job {i:02d}" for i in range(LOWEST_NAMED)}
+
+
+def test_changes_are_drawn_from_the_largest_change_of_the_difference_the_pooled_row_last():
+    changes = pd.DataFrame(
+        {
+            "occupation": ["nurse", "pilot", "cook", ALL_OCCUPATIONS] * 2,
+            "metric": ["difference"] * 4 + ["confirmation"] * 4,
+            "change": [0.1, 0.5, -0.3, 0.9, 0.9, -0.9, 0.0, 0.0],
+        }
+    )
+    assert by_change(changes) == ["pilot", "nurse", "cook", ALL_OCCUPATIONS]
+    confirmation = changes[changes["metric"] == "confirmation"]
+    assert by_change(confirmation) == ["nurse", "cook", "pilot", ALL_OCCUPATIONS]
+    assert by_change(changes.iloc[:0]) == []

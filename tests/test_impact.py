@@ -13,7 +13,8 @@ from hiremeornot.analysis.impact import (
     selection_rates,
 )
 from hiremeornot.design.contrasts import Sides
-from hiremeornot.writing.figures import impact_figure
+from hiremeornot.writing.impact import impact_markdown
+from hiremeornot.writing.impact_figure import impact_figure
 
 
 def answers(occupation, question, group, name, selected):
@@ -338,6 +339,16 @@ def test_figure_writes_a_png(tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not list(path.parent.glob(".*partial*"))
     assert not math.isnan(table["impact_ratio"].max())
+
+
+@pytest.mark.parametrize(
+    ("confounded", "phrase"),
+    [(False, "Both listing orders are pooled"), (True, "**Only one listing order was run")],
+)
+def test_the_report_phrases_the_findings_listing_orders(confounded, phrase):
+    table = impact_ratios(HAND, n_resamples=10, seed=0)
+    settings = {"impact_threshold": 0.8, "confidence": 0.95}
+    assert phrase in impact_markdown(table, "m", settings, confounded=confounded)
 
 
 def test_a_groups_interval_varies_with_the_names_it_met():

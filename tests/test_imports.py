@@ -24,11 +24,18 @@ PACKAGE = REPO / "src" / "hiremeornot"
 # the shared top-level modules (config, errors, tables_io, atomic), which import no stage. The
 # plan (what each job of a config asks) and __main__ serve the CLI, as if part of it.
 STAGES = ["inputs", "design", "asking", "analysis", "provenance", "writing", "cli"]
-SERVING_THE_CLI = {"hiremeornot.plan", "hiremeornot.__main__"}
+SERVING_THE_CLI = {"hiremeornot.plan", "hiremeornot.arms", "hiremeornot.__main__"}
 
 HEAVY = ("matplotlib", "scipy", "statsmodels", "torch", "transformers")
 # The modules that draw: the figures, and the commands that write them.
-DRAWING = {"hiremeornot.writing.figures", "hiremeornot.cli.writing", "hiremeornot.cli.simulation"}
+DRAWING = {
+    "hiremeornot.writing.figures",
+    "hiremeornot.writing.change_figures",
+    "hiremeornot.writing.impact_figure",
+    "hiremeornot.cli.writing",
+    "hiremeornot.cli.simulation",
+    "hiremeornot.cli.comparing",
+}
 DRAWING |= {"hiremeornot.cli.comparing"}
 
 

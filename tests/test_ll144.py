@@ -173,7 +173,7 @@ MANIFEST = {
 
 def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
     counts = {"unknown": {"sex": 0, "race_ethnicity": 0, "intersectional": 0}}
-    counts |= {"unscored": 0, "median": 0.65, "orders": 2}
+    counts |= {"unscored": 0, "median": 0.65, "confounded": False}
     text = ll144_markdown(rates, "m", MANIFEST, selections(), counts, 0.8, "2026-12-02")
     for phrase in [
         "No verdict",
@@ -188,8 +188,13 @@ def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
         "| selection_q1 | intersectional | White male | 1 | 0.000 |",  # under 0.8: listed
         "9 of 24 ratios are under 0.8",
         "Local Law 144 does not adopt it",
+        "Both listing orders are pooled",
     ]:
         assert phrase in text, phrase
+    one_order = ll144_markdown(
+        rates, "m", MANIFEST, selections(), counts | {"confounded": True}, 0.8, "2026-12-02"
+    )
+    assert "**Only one listing order was run" in one_order
     table = ll144_csv(rates, "m", MANIFEST, "2026-12-02")
     assert list(table.columns) == CSV_COLUMNS
     assert set(table["data_type"]) == {"test data"}

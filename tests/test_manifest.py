@@ -7,15 +7,15 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
+from hiremeornot.asking.ask import AskSummary
 from hiremeornot.asking.backends.location import locate
 from hiremeornot.config import schema, validate_config
 from hiremeornot.errors import InputError
-from hiremeornot.provenance import manifest
+from hiremeornot.provenance import manifest, weights
 from hiremeornot.tables_io import read_job_record, stamp_table, step_table_parts, write_table
 from hiremeornot.writing.provenance import markdown_section
 
@@ -136,7 +136,7 @@ def test_each_source_states_its_licence_and_pins_the_commit_the_config_downloads
 
 
 def summary(questions=4, asked=3, from_store=1):
-    return SimpleNamespace(questions=questions, asked=asked, from_store=from_store, seconds=1.5)
+    return AskSummary(questions=questions, asked=asked, from_store=from_store, seconds=1.5)
 
 
 def test_a_job_record_travels_in_its_tables_metadata(tmp_path):
@@ -167,15 +167,15 @@ def test_step_tables_are_named_by_model_step_wording_and_shard():
 
 
 def test_large_files_are_hashed_once_and_again_when_they_change(tmp_path):
-    weights = tmp_path / "model.safetensors"
-    weights.write_bytes(b"weights")
+    weight_file = tmp_path / "model.safetensors"
+    weight_file.write_bytes(b"weights")
     cache = tmp_path / "cache"
-    assert manifest.cached_sha256(weights, cache) == sha(weights)
+    assert weights.cached_sha256(weight_file, cache) == sha(weight_file)
     (entry,) = (cache / "sha256").iterdir()
     entry.write_text("from-the-cache\n")
-    assert manifest.cached_sha256(weights, cache) == "from-the-cache"
-    weights.write_bytes(b"other weights")
-    assert manifest.cached_sha256(weights, cache) == sha(weights)
+    assert weights.cached_sha256(weight_file, cache) == "from-the-cache"
+    weight_file.write_bytes(b"other weights")
+    assert weights.cached_sha256(weight_file, cache) == sha(weight_file)
 
 
 def test_model_weights_by_kind(tmp_path):
@@ -184,14 +184,14 @@ def test_model_weights_by_kind(tmp_path):
     folder.mkdir()
     (folder / "config.json").write_text("{}")
     (folder / "model.gguf").write_bytes(b"gguf")
-    local = manifest.model_weights({"backend": "transformers", "model": str(folder)}, cache)
+    local = weights.model_weights({"backend": "transformers", "model": str(folder)}, cache)
     assert local["kind"] == "local"
     assert [(f["path"], f["sha256"]) for f in local["files"]] == [
         ("config.json", sha(folder / "config.json")),
         ("model.gguf", sha(folder / "model.gguf")),
     ]
     gguf = {"backend": "transformers", "model": str(folder), "gguf_file": "model.gguf"}
-    assert [f["path"] for f in manifest.model_weights(gguf, cache)["files"]] == ["model.gguf"]
+    assert [f["path"] for f in weights.model_weights(gguf, cache)["files"]] == ["model.gguf"]
 
     hub = tmp_path / "hub" / "models--org--name"
     commit = "a" * 40
@@ -202,22 +202,22 @@ def test_model_weights_by_kind(tmp_path):
     (hub / "snapshots" / commit).mkdir(parents=True)
     (hub / "snapshots" / commit / "config.json").symlink_to(hub / "blobs" / "b")
     settings = {"backend": "vllm", "model": "org/name", "download_dir": str(tmp_path / "hub")}
-    record = manifest.model_weights(settings, cache)
+    record = weights.model_weights(settings, cache)
     assert record["kind"] == "hub" and record["commit"] == commit
     assert record["files"] == [{"path": "config.json", "blob": "b", "bytes": 2}]
-    missing = manifest.model_weights({**settings, "model": "org/other"}, cache)
+    missing = weights.model_weights({**settings, "model": "org/other"}, cache)
     assert missing["commit"] is None and "not in the local hub cache" in missing["note"]
 
     api = {"backend": "openai", "model": "gpt-x", "base_url": None}
-    assert manifest.model_weights(api, cache) == {"kind": "api", "model": "gpt-x", "base_url": None}
+    assert weights.model_weights(api, cache) == {"kind": "api", "model": "gpt-x", "base_url": None}
     unknown = {"backend": "transformers", "model": "embedded:nothing"}
-    assert manifest.model_weights(unknown, cache)["kind"] == "unavailable"
+    assert weights.model_weights(unknown, cache)["kind"] == "unavailable"
 
 
 def test_the_embedded_models_weights_are_its_gguf_files_hash(tmp_path):
     folder, file_name, package = locate("embedded:smollm2-135m-instruct")
     settings = {"backend": "transformers", "model": "embedded:smollm2-135m-instruct"}
-    record = manifest.model_weights(settings, tmp_path)
+    record = weights.model_weights(settings, tmp_path)
     assert record["kind"] == "embedded" and record["package"] == package
     assert record["files"] == [
         {
@@ -315,7 +315,7 @@ def test_the_summary_section_names_commit_config_and_counts(tmp_path):
 
 def test_the_cache_root_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("HIREMEORNOT_CACHE", str(tmp_path))
-    weights = tmp_path / "w.bin"
-    weights.write_bytes(b"w")
-    manifest.cached_sha256(weights)
+    weight_file = tmp_path / "w.bin"
+    weight_file.write_bytes(b"w")
+    weights.cached_sha256(weight_file)
     assert len(os.listdir(tmp_path / "sha256")) == 1

@@ -5,7 +5,7 @@ import sys
 import time
 from pathlib import Path
 
-from hiremeornot import plan, tables_io
+from hiremeornot import arms, plan, tables_io
 from hiremeornot.config import models_merged_in
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import FORMAT_FILES, name_files
@@ -29,8 +29,8 @@ except InputError as error:
 # of its own under results/ and in the store, its settings carrying the instruction).
 RUN_STARTED = time.time()  # the closing block counts the model jobs since
 AUDITED = list(config["models"])
-ARMS = plan.intervention_arms(config)
-config["models"] = plan.with_arms(config)
+ARMS = arms.intervention_arms(config)
+config["models"] = arms.with_arms(config)
 MODELS = list(config["models"])
 SIMULATED = plan.simulated_models(config["models"])
 # The contrasts by the prefix of their results under results/: "" for the paper's female vs
@@ -237,7 +237,7 @@ def summary_tables(wildcards):
     tables["truth"] = {
         model: f"results/{wildcards.contrast}{model}/truth.tsv" for model in SIMULATED
     }
-    arms = [plan.arm_model(model, arm) for model in AUDITED for arm in ARMS]
+    arms = [arms.arm_model(model, arm) for model in AUDITED for arm in ARMS]
     for flag, suffix in (("interventions", ""), ("intervention-flips", "_flips")):
         tables[flag] = {
             arm: f"results/{wildcards.contrast}interventions/{arm}{suffix}.tsv"
@@ -305,7 +305,7 @@ def contrast_outputs(contrast):
 def intervention_outputs():
     """Each arm's report against its baseline, under results/<contrast>interventions/."""
     return [
-        f"interventions/{plan.arm_model(model, arm)}.{ext}"
+        f"interventions/{arms.arm_model(model, arm)}.{ext}"
         for model in AUDITED
         for arm in ARMS
         for ext in ["md", "png"]
@@ -386,7 +386,7 @@ def impact_outputs(ext):
 def arm_folder(wildcards):
     """The result folder of the arm of an intervention job."""
     return (
-        f"results/{wildcards.contrast}{plan.arm_model(wildcards.model, wildcards.arm)}"
+        f"results/{wildcards.contrast}{arms.arm_model(wildcards.model, wildcards.arm)}"
     )
 
 

@@ -27,9 +27,12 @@ rule selections:
 
 rule impact_ratios:
     input:
-        lambda wc: [
+        selections=lambda wc: [
             f"results/{contrast}{wc.model}/selections.parquet" for contrast in NAMED
         ],
+        # whether both listing orders ran: one decision, the findings' (every contrast runs
+        # the same orders)
+        findings=f"results/{next(iter(NAMED))}{{model}}/findings.tsv",
     output:
         tsv=report(
             "results/impact/{model}.tsv",
@@ -52,7 +55,7 @@ rule impact_ratios:
         settings=settings(plan.analysis_settings(config)),
     shell:
         "hiremeornot impact --settings {params.settings:q} --model {wildcards.model}"
-        " --selections {input:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
+        " --selections {input.selections:q} --findings {input.findings:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
         " --out-png {output.png:q} 2> {log:q}"
 
 
@@ -65,6 +68,7 @@ rule ll144:
         ],
         names="results/dataset/names.parquet",
         manifest=f"results/{next(iter(NAMED))}manifest.json",
+        findings=f"results/{next(iter(NAMED))}{{model}}/findings.tsv",
     output:
         md=report(
             "results/ll144/{model}.md",
@@ -87,7 +91,7 @@ rule ll144:
     shell:
         "hiremeornot ll144 --settings {params.settings:q} --model {wildcards.model}"
         " --selections {input.selections:q} --names {input.names:q}"
-        " --manifest {input.manifest:q} --out-md {output.md:q} --out-csv {output.csv:q}"
+        " --manifest {input.manifest:q} --findings {input.findings:q} --out-md {output.md:q} --out-csv {output.csv:q}"
         " 2> {log:q}"
 
 

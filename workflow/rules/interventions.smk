@@ -8,7 +8,7 @@ rule intervention:
         unpack(arm_selections),
         base_tables=lambda wc: model_step_tables(wc.contrast, wc.model),
         arm_tables=lambda wc: model_step_tables(
-            wc.contrast, plan.arm_model(wc.model, wc.arm)
+            wc.contrast, arms.arm_model(wc.model, wc.arm)
         ),
         base=expand(
             "results/{{contrast}}{{model}}/{table}",

@@ -7,7 +7,7 @@ given the attributes Step 1 granted, Q2 and Q3) as the step tables the workflow 
 metrics.instance_outcomes, stats.reading_statistics (every reading of the difference from one
 bootstrap), impact.impact_ratios, the Local Law 144 rates and ratios over all occupations
 (ll144.ll144_rates), the pooled mixed-effects model (pooled.py; its verdict: "differs" where it
-flags an effect) and, against a second respondent on the same names, compare.paired_changes and
+flags an effect) and, against a second respondent on the same names, paired.paired_changes and
 impact.paired_rate_changes. Its intervals and verdicts are then set against the planted truth
 (truth.py), which never looks at the draws. No Snakemake run, no prompt text, no store; the
 audits run in this process or on ``jobs`` worker processes, each from its own random stream.
@@ -28,7 +28,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from hiremeornot.analysis import compare, impact, ll144, metrics, pooled, stats
+from hiremeornot.analysis import impact, ll144, metrics, paired, pooled, stats
 from hiremeornot.analysis.simulated_audit import AuditSimulator
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.analysis.truth import Design, planted_truth
@@ -47,7 +47,10 @@ COVERAGE_COLUMNS = [
     "bias",
     "rmse",
     "mean_width",
+    "undercovers",
 ]
+# Coverage this far below nominal, beyond Monte-Carlo error, is a failure.
+SHORTFALL = 0.02
 
 
 def _interval_checks(intervals: pd.DataFrame, reading: str) -> pd.DataFrame:
@@ -114,7 +117,7 @@ def _ll144_checks(selections: pd.DataFrame, groups: Mapping[str, str], report) -
 
 
 def _change_checks(changes: pd.DataFrame, rates: pd.DataFrame, reading: str) -> pd.DataFrame:
-    """compare's paired changes and impact's paired rate and ratio changes as (occupation,
+    """The paired changes (paired.py) and impact's paired rate and ratio changes as (occupation,
     quantity, estimate, low, high): ``change_<metric>``, ``change_<rate|ratio>_<q>_<side>``,
     and ``pooled_`` before each of the pooled rows (covered apart)."""
     metric = changes["metric"].where(changes["metric"] != "difference", f"difference_{reading}")
@@ -154,7 +157,7 @@ def one_audit(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The published intervals (less truth) and verdicts (less truth) of one simulated audit.
     ``report`` is the config's report section. With ``other`` (a second respondent on the same
-    design and the same names), also compare's paired changes from this one to the other;
+    design and the same names), also the paired changes from this one to the other;
     ``with_pooled``: also the pooled model's (about a second an audit)."""
     design = simulator.design
     u = simulator.name_effects(rng)
@@ -185,8 +188,8 @@ def one_audit(
     if other is not None:
         step2_b, step3_b = other.audit(rng, u)
         compared = metrics.instance_outcomes(step2_b, step3_b, design.instances, design.sides)
-        values = compare.paired_outcomes(outcomes, compared, report["difference"], design.sides)
-        changes = compare.paired_changes(values, report, design.sides)
+        values = paired.paired_outcomes(outcomes, compared, report["difference"], design.sides)
+        changes = paired.paired_changes(values, report, design.sides)
         rates = impact.paired_rate_changes(
             selections,
             impact.contrast_selections(step2_b, step3_b, design.instances, groups, design.sides),
@@ -338,7 +341,9 @@ def coverage(checks: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
                 rows_of["width"].mean(),
             )
         )
-    return pd.DataFrame(rows, columns=COVERAGE_COLUMNS)
+    table = pd.DataFrame(rows, columns=COVERAGE_COLUMNS[:-1])
+    # the whole Monte-Carlo interval more than SHORTFALL below nominal
+    return table.assign(undercovers=table["coverage_high"] < confidence - SHORTFALL)
 
 
 def _z(confidence: float) -> float:
@@ -385,6 +390,17 @@ def verdict_rates(
     )
     rates["fdr"] = rates["reading"].map(fdr)
     return rates
+
+
+def worst_false_positive(rates: pd.DataFrame, alpha: float) -> dict | None:
+    """The reading with the largest false-positive rate (verdict_rates' ``null`` rows), and
+    whether that rate lies above ``alpha``; None where nothing was planted null."""
+    null = rates[rates["null"]]
+    if null.empty:
+        return None
+    worst = null.sort_values("differs").iloc[-1]
+    rate = float(worst["differs"])
+    return {"reading": worst["reading"], "rate": rate, "above_alpha": rate > alpha}
 
 
 def position_residue(respondent: Respondent, design: Design) -> pd.DataFrame:

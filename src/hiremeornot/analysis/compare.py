@@ -12,7 +12,7 @@ Questions are matched by what was asked, never by row order:
 
 A *flip* is an identical question (same prompt and answer space) answered differently. Per
 occupation, the change B - A of Confirmation, Consistency and the difference is tested on the
-per-instance paired differences with the crossed name bootstrap of stats.py (instances sharing
+per-instance paired differences with the crossed name bootstrap (paired.py: instances sharing
 a name are not independent), BH-corrected across occupations per metric. See docs/compare.md.
 """
 
@@ -24,49 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from hiremeornot.analysis.bootstrap import name_bootstraps, random_stream
-from hiremeornot.analysis.metrics import signed_readings
-from hiremeornot.analysis.power import detectable_change
-from hiremeornot.analysis.stats import (
-    ALL_OCCUPATIONS,
-    METRICS,
-    difference_p_value,
-    name_count_columns,
-    q_values,
-)
+from hiremeornot.analysis.paired import paired_changes, paired_outcomes
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.design.questions import STEP1_KEY
 from hiremeornot.errors import InputError, one_line
 from hiremeornot.tables_io import model_step_tables, read_table, step_table_parts
 
 QUESTIONS = (("step1", "attribute"), ("step2", "q1"), ("step3", "q2"), ("step3", "q3"))
-METRIC_RANGE = {"confirmation": (-1.0, 1.0), "consistency": (-1.0, 1.0), "difference": (-2.0, 2.0)}
 SLOT = ["step", "question", "slot"]
 QUESTION_COLUMNS = [*SLOT, "wording", "instance_id", "occupation", "prompt", "space"]
 QUESTION_COLUMNS += ["answer", "choice", "step1"]
-
-
-def change_columns(sides: Sides) -> list[str]:
-    """The columns of the per-occupation changes (``female_names``: the names of a side)."""
-    return [
-        "occupation",
-        "metric",
-        "n",
-        "mean_a",
-        "mean_b",
-        "change",
-        "low",
-        "high",
-        *name_count_columns(sides),
-        "smallest_p",
-        "p_value",
-        "q_value",
-        "significant",
-        "mdd",
-    ]
 
 
 FLIP_COLUMNS = [
@@ -100,11 +69,21 @@ class Comparison:
     b: str
     matched: pd.DataFrame  # every matched question, A's and B's answers side by side
     flips: pd.DataFrame  # FLIP_COLUMNS, per step and question, then "all"
-    changes: pd.DataFrame  # change_columns, per occupation and metric
+    changes: pd.DataFrame  # paired.change_columns, per occupation and metric
     reading: str
     alpha: float
     confidence: float
     sides: Sides
+
+    @property
+    def smallest_p(self) -> float:
+        """The smallest p-value any change's test can reach (1 where nothing was tested)."""
+        return float(self.changes["smallest_p"].min()) if len(self.changes) else 1.0
+
+    @property
+    def reachable(self) -> bool:
+        """Whether a change can be significant at all: the floor on p lies below alpha."""
+        return self.smallest_p < self.alpha
 
 
 def _wording(table: pd.DataFrame) -> pd.Series:
@@ -340,104 +319,6 @@ def paired_values(a: Run, b: Run, reading: str) -> pd.DataFrame:
     """Per instance (and wording) of both runs: its occupation, names, wording and each metric's
     per-instance value in A and in B (confirmed, consistent, the ``reading`` of the difference)."""
     return paired_outcomes(a.outcomes, b.outcomes, reading, a.sides, (a.label, b.label))
-
-
-def paired_outcomes(
-    outcomes_a: pd.DataFrame,
-    outcomes_b: pd.DataFrame,
-    reading: str,
-    sides: Sides,
-    labels: tuple[str, str] = ("A", "B"),
-) -> pd.DataFrame:
-    """paired_values of two outcomes tables (metrics.instance_outcomes) of one design;
-    ``labels`` name the runs in errors."""
-    keys = ["wording", "instance_id"]
-    first, second = (o.sort_values(keys, ignore_index=True) for o in (outcomes_a, outcomes_b))
-    if not first[keys].equals(second[keys]):
-        missing = set(first["instance_id"]) ^ set(second["instance_id"])
-        example = sorted(missing)[0] if missing else first.loc[0, "instance_id"]
-        raise InputError(
-            f"{labels[0]} and {labels[1]} have outcomes of different instances (e.g. "
-            f"{example!r}); compare runs of one design"
-        )
-    for column in ("occupation", *sides.labels, "order"):
-        differ = first[first[column] != second[column]]
-        if len(differ):
-            raise InputError(
-                f"instance {differ.iloc[0]['instance_id']!r} has another {column} in "
-                f"{labels[1]} than in {labels[0]}"
-            )
-    values = first[["occupation", *sides.labels, "wording"]].copy()
-    for run, outcomes in (("a", first), ("b", second)):
-        values[f"confirmation_{run}"] = outcomes["confirmed"].astype(float)
-        values[f"consistency_{run}"] = outcomes["consistent"].astype(float)
-        values[f"difference_{run}"] = signed_readings(outcomes, sides)[reading]
-    return values
-
-
-def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sides) -> pd.DataFrame:
-    """Per occupation and metric, then pooled over occupations (ALL_OCCUPATIONS): A's and B's
-    means, the change B - A with its interval, the test of no change, and the smallest change
-    that test would detect with 80% power (``mdd``, before the correction for many occupations).
-
-    The interval and test come from the crossed name bootstrap of the per-instance differences
-    (bootstrap.name_bootstrap: female and male names, and wordings where several ran,
-    resampled independently), the p-value never below the floor the test sets
-    (bootstrap.smallest_p); q-values are Benjamini-Hochberg across occupations, per metric (the
-    pooled row is one test of its own: its q-value is its p-value). ``settings`` is the
-    config's ``report`` section (bootstrap_resamples, confidence, alpha, seed).
-    """
-    deltas = values.assign(**{f"d_{m}": values[f"{m}_b"] - values[f"{m}_a"] for m in METRICS})
-    columns = [f"d_{m}" for m in METRICS]
-    lowest = np.array([METRIC_RANGE[m][0] for m in METRICS])
-    highest = np.array([METRIC_RANGE[m][1] for m in METRICS])
-    # every occupation, then all of them as one (ALL_OCCUPATIONS)
-    groups = pd.concat([deltas, deltas.assign(occupation=ALL_OCCUPATIONS)])
-    by_occupation = groups.groupby("occupation", sort=False)
-    sizes = by_occupation.size()
-    means = by_occupation[[f"{m}_{run}" for m in METRICS for run in "ab"]].mean()
-    boots = name_bootstraps(
-        groups,
-        "occupation",
-        columns,
-        settings["bootstrap_resamples"],
-        lambda occupation: random_stream(settings["seed"], f"compare|{occupation}"),
-        sides,
-    )
-    rows = []
-    for occupation, boot in boots.items():
-        low, high = boot.interval(settings["confidence"], lowest, highest)
-        floor = boot.floor
-        for i, metric in enumerate(METRICS):
-            rows.append(
-                {
-                    "occupation": occupation,
-                    "metric": metric,
-                    "n": sizes[occupation],
-                    "mean_a": means.at[occupation, f"{metric}_a"],
-                    "mean_b": means.at[occupation, f"{metric}_b"],
-                    "change": boot.estimate[i],
-                    "low": low[i],
-                    "high": high[i],
-                    f"{sides.a}_names": boot.a_names,
-                    f"{sides.b}_names": boot.b_names,
-                    "smallest_p": floor,
-                    "p_value": difference_p_value(
-                        boot.estimate[i], boot.se[i], boot.df, floor=floor
-                    ),
-                    "mdd": detectable_change(
-                        boot.se[i], boot.df, floor=floor, alpha=settings["alpha"]
-                    ),
-                }
-            )
-    table = pd.DataFrame(rows)
-    each = table["occupation"] != ALL_OCCUPATIONS
-    table["q_value"] = table["p_value"]
-    table.loc[each, "q_value"] = (
-        table[each].groupby("metric", sort=False)["p_value"].transform(q_values)
-    )
-    table["significant"] = table["q_value"] < settings["alpha"]
-    return table[change_columns(sides)]
 
 
 def compare(a: Run, b: Run, settings: Mapping[str, Any]) -> Comparison:

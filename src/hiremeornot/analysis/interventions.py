@@ -1,6 +1,6 @@
 """An intervention's effect: an arm's answers set against the baseline's, paired by question.
 
-An arm (plan.with_arms) asks every question of the baseline's design again with one instruction
+An arm (arms.with_arms) asks every question of the baseline's design again with one instruction
 added (a system text, a preamble before each prompt's context, or both), Step 1 included, so
 its Steps 2-3 state its own Step-1 answers. The comparison is compare.py's, with the arm's
 preamble left out of its prompts: a *flip* is a question whose text (less the instruction) was
@@ -8,7 +8,7 @@ identical in both arms and was answered otherwise; a Step-2/3 question that read
 because the arm's Step 1 granted other attributes is counted apart, as *changed through Step 1*.
 
 Per occupation and pooled over occupations, the change arm - baseline of Confirmation,
-Consistency and the difference is compare.paired_changes' (crossed name bootstrap of the
+Consistency and the difference is paired.paired_changes' (crossed name bootstrap of the
 per-instance differences, BH across occupations, the minimum detectable change at 80% power);
 the selection rates and impact ratios' changes are impact.paired_rate_changes'. Each row of the
 difference gets an ``outcome`` in words, from the change's test and the two arms' own verdicts
@@ -49,7 +49,7 @@ class Effect:
     ``outcome`` beside the difference's) and the changes of the selection rates."""
 
     comparison: compare.Comparison
-    changes: pd.DataFrame  # compare.change_columns + baseline_verdict, arm_verdict, outcome
+    changes: pd.DataFrame  # paired.change_columns + baseline_verdict, arm_verdict, outcome
     rates: pd.DataFrame  # impact.RATE_CHANGE_COLUMNS (empty without selections)
 
 

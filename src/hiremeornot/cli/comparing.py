@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from hiremeornot import plan
+from hiremeornot import arms
 from hiremeornot.analysis import compare, interventions
 from hiremeornot.analysis.findings import read_findings
 from hiremeornot.config import load_config
@@ -17,8 +17,8 @@ from hiremeornot.design.contrasts import (
 from hiremeornot.errors import InputError
 from hiremeornot.provenance import manifest
 from hiremeornot.tables_io import read_table, write_table
-from hiremeornot.writing import figures, headlines
-from hiremeornot.writing.compare import comparison_markdown
+from hiremeornot.writing import change_figures, headlines
+from hiremeornot.writing.compare import comparison_markdown, figure_caveats
 from hiremeornot.writing.interventions import intervention_markdown
 from hiremeornot.writing.markdown import write_markdown
 
@@ -55,7 +55,8 @@ def cmd_compare(args):
     write_table(result.changes, args.out_tsv)
     if args.out_changed:
         write_table(compare.changed_questions(result), args.out_changed)
-    figures.paired_changes(result.changes, a_label, b_label, args.out_png)
+    caveats = figure_caveats(result)
+    change_figures.paired_changes(result.changes, a_label, b_label, args.out_png, caveats)
     write_markdown(comparison_markdown(result), args.out_md)
     total = result.flips[result.flips["step"] == "all"].iloc[0]
     log.info("%d of %d identical questions flipped", total["flipped"], total["identical"])
@@ -66,7 +67,7 @@ def cmd_intervention(args):
     settings = args.settings
     instruction = settings["instruction"]
     sides = args.contrast.sides
-    label = plan.arm_model(args.model, args.arm)
+    label = arms.arm_model(args.model, args.arm)
     folders = {"a": Path(args.base_results), "b": Path(args.arm_results)}
     baseline = compare.load_run(folders["a"], args.model, sides, args.base_tables)
     arm = compare.load_run(
@@ -90,7 +91,7 @@ def cmd_intervention(args):
         args.contrast,
         {**settings["report"], "wordings": settings["wordings"]},
     )
-    figures.intervention(
+    change_figures.intervention(
         intervals, effect.changes, f"{label} against the baseline", args.out_png, caveats
     )
     text = intervention_markdown(label, instruction, effect, len(settings["wordings"]))

@@ -208,6 +208,7 @@ JOB_COMMANDS = {
         [
             (["--model"], ONE),
             (["--selections"], MANY),
+            (["--findings"], ONE),
             (["--out-tsv"], ONE),
             (["--out-md"], ONE),
             (["--out-png"], ONE),
@@ -222,6 +223,7 @@ JOB_COMMANDS = {
             (["--selections"], MANY),
             (["--names"], ONE),
             (["--manifest"], ONE),
+            (["--findings"], ONE),
             (["--out-md"], ONE),
             (["--out-csv"], ONE),
         ],

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hiremeornot.asking.backends import load_backend
 from hiremeornot.errors import InputError
-from hiremeornot.provenance import drift, export, manifest
+from hiremeornot.provenance import drift, export, manifest, weights
 from hiremeornot.tables_io import read_table, write_table
 from hiremeornot.writing import provenance
 from hiremeornot.writing.drift import drift_markdown
@@ -39,7 +39,7 @@ def cmd_export(args):
     text = provenance.datasheet(
         manifest.read_json(args.manifest),
         files,
-        manifest.sha256_file(args.manifest),
+        weights.sha256_file(args.manifest),
         args.contrast,
         export.extra_columns(files, sides),
     )
@@ -49,7 +49,7 @@ def cmd_export(args):
 
 def cmd_drift(args):
     """Ask a sample of a model's stored questions again, bypassing the store."""
-    from hiremeornot.plan import load_with_arms  # the config's checks: only this command's
+    from hiremeornot.arms import load_with_arms  # the config's checks: only this command's
 
     config = load_with_arms(args.configfile)
     if args.model not in config["models"]:

@@ -11,7 +11,7 @@ from hiremeornot.tables_io import (
     write_table,
 )
 from hiremeornot.writing import figures
-from hiremeornot.writing.calibration import calibration_markdown
+from hiremeornot.writing.calibration import calibration_markdown, figure_caveats
 from hiremeornot.writing.markdown import write_markdown
 
 log = logging.getLogger("hiremeornot")
@@ -75,7 +75,8 @@ def cmd_calibrate(args):
         args.model, described, coverage, rates, position, report_settings, seconds
     )
     write_markdown(text, args.out_md)
-    figures.calibration(checks, coverage, report_settings["confidence"], args.out_png)
+    caveats = figure_caveats(described, coverage)
+    figures.calibration(checks, coverage, report_settings["confidence"], args.out_png, caveats)
     log.info(
         "%s: %d audits in %.0f s (%.0f s per hundred)",
         args.model,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from hiremeornot.arms import load_with_arms
 from hiremeornot.asking import store_maintenance
 from hiremeornot.errors import InputError
-from hiremeornot.plan import load_with_arms
 
 log = logging.getLogger("hiremeornot")
 

@@ -9,13 +9,12 @@ from pathlib import Path
 
 from hiremeornot import plan
 from hiremeornot.analysis import impact, ll144, stats, wordings
-from hiremeornot.analysis.findings import read_findings
+from hiremeornot.analysis.findings import fact, read_findings
 from hiremeornot.analysis.power import design_power
 from hiremeornot.asking import estimate
 from hiremeornot.design.contrasts import (
     Contrast,
 )
-from hiremeornot.design.dataset import instance_order
 from hiremeornot.errors import InputError
 from hiremeornot.inputs import names
 from hiremeornot.provenance import manifest
@@ -27,6 +26,7 @@ from hiremeornot.tables_io import (
 from hiremeornot.writing import differences, figures, headlines, overview, summary
 from hiremeornot.writing.estimate import estimate_markdown, power_markdown, run_estimate_markdown
 from hiremeornot.writing.impact import impact_markdown
+from hiremeornot.writing.impact_figure import impact_figure
 from hiremeornot.writing.ll144 import ll144_csv, ll144_markdown
 from hiremeornot.writing.markdown import write_markdown
 from hiremeornot.writing.provenance import markdown_section
@@ -150,6 +150,11 @@ def every_contrasts_selections(paths: list[str]):
     return read_tables(paths).drop_duplicates(["wording", "instance_id", "question", "name"])
 
 
+def position_confounded(findings: str) -> bool:
+    """Whether the findings say position and the contrast are confounded (one listing order)."""
+    return fact(read_findings(findings), "listing_orders")["outcome"] == "confounded"
+
+
 def cmd_impact(args):
     """Impact ratios over every contrast's answers."""
     settings = args.settings
@@ -162,9 +167,10 @@ def cmd_impact(args):
         confidence=settings["confidence"],
     )
     write_table(table, args.out_tsv)
-    orders = instance_order(selections["instance_id"]).nunique()
-    write_markdown(impact_markdown(table, args.model, settings, orders), args.out_md)
-    figures.impact_figure(table, args.model, args.out_png, settings["impact_threshold"])
+    confounded = position_confounded(args.findings)
+    text = impact_markdown(table, args.model, settings, confounded=confounded)
+    write_markdown(text, args.out_md)
+    impact_figure(table, args.model, args.out_png, settings["impact_threshold"])
 
 
 def cmd_ll144(args):
@@ -184,7 +190,7 @@ def cmd_ll144(args):
         "unknown": ll144.unknown_categories(selections, ll144.name_categories(names)),
         "unscored": ll144.unscored(selections),
         "median": ll144.scoring_median(selections),
-        "orders": instance_order(selections["instance_id"]).nunique(),
+        "confounded": position_confounded(args.findings),
     }
     record = manifest.read_json(args.manifest)
     today = datetime.date.today().isoformat()

@@ -16,7 +16,6 @@ import hashlib
 import importlib.metadata
 import importlib.resources
 import json
-import os
 import platform
 import subprocess
 from collections.abc import Iterable, Mapping
@@ -24,13 +23,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hiremeornot.asking.backends import location
-from hiremeornot.asking.backends.gguf_cache import cache_root
 from hiremeornot.asking.store_maintenance import served_identities
 from hiremeornot.atomic import atomic_output
 from hiremeornot.config import model_keys
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.onet import FILES_READ as ONET_FILES_READ
+from hiremeornot.provenance.weights import files_in, model_weights, sha256_file
 from hiremeornot.tables_io import read_job_record, step_table_parts
 
 MANIFEST_VERSION = 1
@@ -88,6 +86,7 @@ def job_record(
         "asked": summary.asked,
         "from_store": summary.from_store,
         "seconds": round(summary.seconds, 3),
+        "usd": summary.usd,  # estimated (the cost the job logged before asking), None: unpriced
         "started": started,
         "finished": finished,
         "host": platform.node(),
@@ -165,14 +164,6 @@ def seeds(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 # --- input files -------------------------------------------------------------------------------
 
 
-def sha256_file(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def read_sources() -> list[dict[str, str]]:
     """The curated table of input sources with their licences (package data sources.tsv)."""
     text = importlib.resources.files("hiremeornot").joinpath(SOURCES_FILE).read_text("utf-8")
@@ -188,17 +179,6 @@ def _relative(path: Path, root: Path) -> str | None:
         return None
 
 
-def _files_in(path: Path) -> list[Path]:
-    """``path`` itself, or every file under a folder (hidden ones aside), sorted."""
-    if path.is_dir():
-        return sorted(
-            p
-            for p in path.rglob("*")
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-        )
-    return [path]
-
-
 def input_entries(
     files: Iterable[str | Path],
     data_root: str | Path,
@@ -210,7 +190,7 @@ def input_entries(
     the workflow read it, the ``source`` it belongs to (sources.tsv), ``sha256`` and ``bytes``."""
     entries = []
     for given in files:
-        for path in _files_in(Path(given)):
+        for path in files_in(Path(given)):
             if not path.is_file():
                 raise InputError(f"{path}: input file not found")
             relative = _relative(path, Path(data_root)) or _relative(path, Path(repo))
@@ -255,113 +235,6 @@ def table_entry(path: str | Path) -> dict[str, Any]:
     return {"path": str(path), "rows": table_rows(path), "sha256": sha256_file(path)}
 
 
-# --- model identity ----------------------------------------------------------------------------
-
-
-def cached_sha256(path: Path, cache: Path | None = None) -> str:
-    """SHA-256 of a (large) file, cached under ``<cache>/sha256/`` by path, size and mtime, so
-    that a 140 GB model is hashed once, not at every manifest."""
-    stat = path.stat()
-    tag = f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}"
-    folder = (cache or cache_root()) / "sha256"
-    entry = folder / hashlib.sha256(tag.encode("utf-8")).hexdigest()
-    if entry.is_file():
-        return entry.read_text().strip()
-    digest = sha256_file(path)
-    try:
-        with atomic_output(entry) as partial:
-            partial.write_text(digest + "\n")
-    except OSError:  # a read-only cache costs only the time to hash again
-        pass
-    return digest
-
-
-def _hashed_files(files: list[Path], root: Path, cache: Path | None) -> list[dict[str, Any]]:
-    return [
-        {
-            "path": path.relative_to(root).as_posix(),
-            "sha256": cached_sha256(path, cache),
-            "bytes": path.stat().st_size,
-        }
-        for path in files
-    ]
-
-
-def hub_cache(settings: Mapping[str, Any]) -> Path:
-    """Where the Hugging Face hub keeps downloaded models (a vllm ``download_dir`` first)."""
-    if settings.get("download_dir"):
-        return Path(settings["download_dir"])
-    if os.environ.get("HF_HUB_CACHE"):
-        return Path(os.environ["HF_HUB_CACHE"])
-    if os.environ.get("HF_HOME"):
-        return Path(os.environ["HF_HOME"]) / "hub"
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "huggingface" / "hub"
-
-
-def hub_snapshot(model: str, revision: str | None, cache: Path) -> dict[str, Any]:
-    """The commit a hub id resolves to in the local hub cache, and its files' blob ids (for a
-    file in Git LFS, as weights are, the blob id is the SHA-256 of its content)."""
-    folder = cache / f"models--{model.replace('/', '--')}"
-    wanted = revision or "main"
-    ref = folder / "refs" / wanted
-    commit = ref.read_text().strip() if ref.is_file() else None
-    if commit is None and len(wanted) == 40 and (folder / "snapshots" / wanted).is_dir():
-        commit = wanted
-    record: dict[str, Any] = {"kind": "hub", "id": model, "revision": wanted, "commit": commit}
-    if commit is None:
-        record["note"] = f"not in the local hub cache {cache}"
-        return record
-    snapshot = folder / "snapshots" / commit
-    record["files"] = [
-        {
-            "path": path.relative_to(snapshot).as_posix(),
-            "blob": path.resolve().name,
-            "bytes": path.stat().st_size,
-        }
-        for path in _files_in(snapshot)
-    ]
-    return record
-
-
-def model_weights(settings: Mapping[str, Any], cache: Path | None = None) -> dict[str, Any]:
-    """The identity of a model's weights as far as this host can see them.
-
-    - embedded: the package and version, and the SHA-256 of its GGUF file;
-    - a local folder: the SHA-256 of its ``gguf_file``, or of every file in it (cached by path,
-      size and mtime: see cached_sha256);
-    - a hub id: the commit of the requested revision in the local hub cache, and its blob ids;
-    - openai: the configured model id and server (the ids the server reported are in
-      ``served``, from the store);
-    - simulated: no weights (its planted respondent is in the resolved config).
-
-    A model whose weights this host cannot see is recorded as ``unavailable`` with the reason.
-    """
-    model = settings["model"]
-    if settings["backend"] == "openai":
-        return {"kind": "api", "model": model, "base_url": settings.get("base_url")}
-    if settings["backend"] == "simulated":  # no weights: its respondent is in the config
-        return {"kind": "simulated", "model": model}
-    try:
-        if location.is_embedded(model):
-            folder, file_name, package = location.locate(model)
-            files = _hashed_files([folder / file_name], folder, cache)
-            return {"kind": "embedded", "model": model, "package": package, "files": files}
-        where, gguf_file = location.locate_model(model, settings.get("gguf_file"))
-    except InputError as exc:
-        return {"kind": "unavailable", "model": model, "reason": str(exc)}
-    folder = Path(where)
-    if folder.is_dir():
-        files = [folder / gguf_file] if gguf_file else _files_in(folder)
-        return {
-            "kind": "local",
-            "model": model,
-            "folder": str(folder.resolve()),
-            "files": _hashed_files(files, folder, cache),
-        }
-    return hub_snapshot(model, settings.get("revision"), hub_cache(settings))
-
-
 def answer_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The settings that are part of the response store's key (``x-role: answers``)."""
     answers = model_keys("answers")
@@ -389,6 +262,59 @@ def _model_counts(tables: list[dict], jobs: list[dict]) -> dict[str, Any]:
     return {"steps": dict(sorted(steps.items())), **totals}
 
 
+def _step_tables(tables: Iterable[str | Path]) -> tuple[list[dict], list[dict]]:
+    """Every step table's entry, and the records of the jobs that wrote them (each once: one
+    job writes a table per wording)."""
+    step_tables, jobs, seen = [], [], set()
+    for path in tables:
+        model, step, wording, shard = step_table_parts(path)
+        record = read_job_record(path)
+        step_tables.append(
+            {
+                "model": model,
+                "step": step,
+                "wording": wording,
+                "shard": shard,
+                **table_entry(path),
+                "job_recorded": record is not None,
+            }
+        )
+        tag = json.dumps(record, sort_keys=True)
+        if record is not None and tag not in seen:
+            seen.add(tag)
+            jobs.append(record)
+    return step_tables, jobs
+
+
+def _model_entry(
+    name: str,
+    settings: Mapping[str, Any],
+    step_tables: list[dict],
+    jobs: list[dict],
+    store_dir: str | Path,
+    cache: Path | None,
+) -> dict[str, Any]:
+    """One model's part of the manifest: its identity, weights, served ids, environments and
+    the counts of its tables and jobs."""
+    mine = [job for job in jobs if job["model"] == name]
+    tables = [t for t in step_tables if t["model"] == name]
+    environments = {json.dumps(job["environment"], sort_keys=True) for job in mine}
+    return {
+        "backend": settings["backend"],
+        "model": settings["model"],
+        "identity": answer_settings(settings),
+        "weights": model_weights(settings, cache),
+        "served": served_identities(store_dir, name),
+        "environments": [json.loads(text) for text in sorted(environments)],
+        **_model_counts(tables, mine),
+        "tables_without_job_record": sum(not t["job_recorded"] for t in tables),
+        "job_records": sorted(
+            ({k: v for k, v in job.items() if k not in ("model", "environment")} for job in mine),
+            key=lambda job: (job["step"], job["shard"]),
+        ),
+    }
+
+
 def build_manifest(
     config: Mapping[str, Any],
     *,
@@ -409,47 +335,11 @@ def build_manifest(
     sources = read_sources()
     input_list = input_entries(inputs, data_root, repo, sources)
     used = {entry["source"] for entry in input_list}
-    step_tables, jobs, seen = [], [], set()
-    for path in tables:
-        model, step, wording, shard = step_table_parts(path)
-        record = read_job_record(path)
-        step_tables.append(
-            {
-                "model": model,
-                "step": step,
-                "wording": wording,
-                "shard": shard,
-                **table_entry(path),
-                "job_recorded": record is not None,
-            }
-        )
-        tag = json.dumps(record, sort_keys=True)
-        if record is not None and tag not in seen:  # one job writes a table per wording
-            seen.add(tag)
-            jobs.append(record)
-    models = {}
-    for name, settings in config["models"].items():
-        mine = [job for job in jobs if job["model"] == name]
-        environments = {json.dumps(job["environment"], sort_keys=True) for job in mine}
-        models[name] = {
-            "backend": settings["backend"],
-            "model": settings["model"],
-            "identity": answer_settings(settings),
-            "weights": model_weights(settings, cache),
-            "served": served_identities(store_dir, name),
-            "environments": [json.loads(text) for text in sorted(environments)],
-            **_model_counts([t for t in step_tables if t["model"] == name], mine),
-            "tables_without_job_record": sum(
-                not t["job_recorded"] for t in step_tables if t["model"] == name
-            ),
-            "job_records": sorted(
-                (
-                    {k: v for k, v in job.items() if k not in ("model", "environment")}
-                    for job in mine
-                ),
-                key=lambda job: (job["step"], job["shard"]),
-            ),
-        }
+    step_tables, jobs = _step_tables(tables)
+    models = {
+        name: _model_entry(name, settings, step_tables, jobs, store_dir, cache)
+        for name, settings in config["models"].items()
+    }
     created = now()
     return {
         "manifest_version": MANIFEST_VERSION,

@@ -6,14 +6,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from hiremeornot.analysis.calibration import SHORTFALL, worst_false_positive
 from hiremeornot.writing.markdown import markdown_table
-
-SHORTFALL = 0.02  # coverage this far below nominal, beyond Monte-Carlo error, is a failure
-
-
-def failing(table: pd.DataFrame, nominal: float) -> pd.DataFrame:
-    """The quantities whose coverage interval lies wholly below nominal - SHORTFALL."""
-    return table[table["coverage_high"] < nominal - SHORTFALL]
 
 
 def calibration_markdown(
@@ -26,34 +20,52 @@ def calibration_markdown(
     seconds: float,
 ) -> str:
     """The calibration of one simulated model on one design. ``design`` describes it (audits,
-    occupations, names a side, orders, wordings)."""
-    nominal, alpha = report["confidence"], report["alpha"]
+    occupations, names a side, orders, wordings, the intervention arm)."""
     audits = int(design["audits"])
-    failed = failing(coverage, nominal)
-    null = verdicts[verdicts["null"]]
     lines = [
         f"# Calibration: {model}\n",
-        f"{audits} independent simulated audits of this design: {design['occupations']} "
-        f"occupations, {design['names']} names a side, orders {design['orders']}, wordings "
-        f"{design['wordings']}. Each audit draws fresh name effects and fresh answers from the "
-        "planted respondent and runs the published code; every estimate is set beside its "
-        "planted truth, computed from the generative model alone (docs/calibration.md). "
-        f"{seconds:.0f} s in all, {100 * seconds / max(audits, 1):.0f} s per hundred audits.\n",
-        *(
-            [
-                f"The model is the arm of the intervention `{design['intervention']}`: each "
-                "audit also asks the same names under the instruction, and the `change_...` "
-                "quantities are the paired changes from the baseline to the arm (their truth: "
-                "the effect the respondent plants for the instruction; `pooled_change_...`: "
-                "pooled over occupations).\n"
-            ]
-            if design.get("intervention")
-            else []
-        ),
+        f"{audits} independent simulated audits of this design: {_design(design)}. Each audit "
+        "draws fresh name effects and fresh answers from the planted respondent and runs the "
+        "published code; every estimate is set beside its planted truth, computed from the "
+        f"generative model alone (docs/calibration.md). {seconds:.0f} s in all, "
+        f"{100 * seconds / max(audits, 1):.0f} s per hundred audits.\n",
+    ]
+    if design.get("intervention"):
+        lines.append(
+            f"The model is the arm of the intervention `{design['intervention']}`: each "
+            "audit also asks the same names under the instruction, and the `change_...` "
+            "quantities are the paired changes from the baseline to the arm (their truth: "
+            "the effect the respondent plants for the instruction; `pooled_change_...`: "
+            "pooled over occupations).\n"
+        )
+    lines += _coverage_section(coverage, report["confidence"])
+    lines += _verdict_section(verdicts, report)
+    lines += [
+        "## What is left of the planted position effect\n",
+        "The order-balanced truth of each reading with the planted first-listed effect, and "
+        "with none (pooled over occupations): balancing both orders removes position from the "
+        "difference exactly where these agree.\n",
+        markdown_table(position),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _design(design: Mapping[str, object]) -> str:
+    return (
+        f"{design['occupations']} occupations, {design['names']} names a side, orders "
+        f"{design['orders']}, wordings {design['wordings']}"
+    )
+
+
+def _coverage_section(coverage: pd.DataFrame, nominal: float) -> list[str]:
+    failed = coverage[coverage["undercovers"]]
+    lines = [
         "## Coverage of the published intervals\n",
         f"Nominal level {nominal:.0%}; `coverage_low`-`coverage_high` is a 95% Monte-Carlo "
         "interval over audits (occupations within one audit share its names, so they are not "
-        "independent checks). `bias` and `rmse` are those of the estimate.\n",
+        "independent checks). `bias` and `rmse` are those of the estimate; `undercovers`: the "
+        f"whole Monte-Carlo interval lies more than {SHORTFALL:.0%} below nominal.\n",
         markdown_table(coverage),
         "",
     ]
@@ -69,7 +81,12 @@ def calibration_markdown(
             f"Every interval covers its truth at the nominal level within Monte-Carlo error "
             f"(none lies more than {SHORTFALL:.0%} below {nominal:.0%}).\n"
         )
-    lines += [
+    return lines
+
+
+def _verdict_section(verdicts: pd.DataFrame, report: Mapping) -> list[str]:
+    alpha = report["alpha"]
+    lines = [
         "## Verdicts\n",
         "Per reading of the difference and planted truth (rounded): the share of "
         "occupation-audits called each verdict. Rows marked `null` have no planted difference: "
@@ -84,19 +101,23 @@ def calibration_markdown(
         markdown_table(verdicts),
         "",
     ]
-    if len(null):
-        worst = null.sort_values("differs").iloc[-1]
+    worst = worst_false_positive(verdicts, alpha)
+    if worst:
         lines.append(
             f"- Under no planted difference the largest false-positive rate is "
-            f"{worst['differs']:.3f} (reading {worst['reading']})"
-            + (" — above alpha.\n" if worst["differs"] > alpha else ", within alpha.\n")
+            f"{worst['rate']:.3f} (reading {worst['reading']})"
+            + (" — above alpha.\n" if worst["above_alpha"] else ", within alpha.\n")
         )
-    lines += [
-        "## What is left of the planted position effect\n",
-        "The order-balanced truth of each reading with the planted first-listed effect, and "
-        "with none (pooled over occupations): balancing both orders removes position from the "
-        "difference exactly where these agree.\n",
-        markdown_table(position),
-        "",
+    return lines
+
+
+def figure_caveats(design: Mapping[str, object], coverage: pd.DataFrame) -> list[str]:
+    """The lines under the calibration's figure, so that it reads right alone."""
+    failed = coverage[coverage["undercovers"]]
+    return [
+        f"{design['audits']} simulated audits of {_design(design)}: a planted respondent, so "
+        "this checks the statistics on this design, not any model's answers.",
+        "Right: the share of audits whose interval covered the planted truth; line: its 95% "
+        f"Monte-Carlo interval over audits. {len(failed)} of {len(coverage)} quantities cover "
+        f"less than nominal beyond that error (more than {SHORTFALL:.0%} below).",
     ]
-    return "\n".join(lines)

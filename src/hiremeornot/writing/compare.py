@@ -20,7 +20,6 @@ def summary_paragraph(comparison: Comparison) -> str:
     changed_through = int(later["changed_through_step1"].sum())
     each = c.changes[c.changes["occupation"] != ALL_OCCUPATIONS]
     significant = each[each["significant"]]
-    floor = float(c.changes["smallest_p"].min()) if len(c.changes) else 1.0
     parts = [
         f"**{c.b}** against **{c.a}**: both asked the same {total['questions']} questions "
         f"(matched by prompt and answer space, Steps 2-3 by instance and question). Of the "
@@ -44,21 +43,45 @@ def summary_paragraph(comparison: Comparison) -> str:
         f"The rows `{ALL_OCCUPATIONS}` pool every occupation's instances, each a test of its own; "
         "`mdd` is the smallest change a test would find with 80% power."
     )
-    if floor >= c.alpha:
-        parts.append(
-            f"With so few names (or wordings) no p-value can go below {floor:.3g}, so **no "
-            "change can be significant in this design, however large**: run more name pairs "
-            "to test changes."
-        )
+    if not c.reachable:
+        parts.append(f"**{unreachable(c)}**: run more name pairs to test changes.")
     parts.append(
         "Flips say that the model answered the same text otherwise; they can be sampling noise "
         "where either run samples its answers (temperature above 0, or a server that is not "
-        "deterministic: `hiremeornot drift` measures how often a re-asked question changes). A "
-        "change that is not significant is not shown to be absent: the interval says how large "
-        "it may be. The comparison covers these names, occupations and one wording each; it "
-        "says nothing about why the runs differ."
+        "deterministic: `hiremeornot drift` measures how often a re-asked question changes). "
+        f"{NOT_ABSENT} {SCOPE}"
     )
     return " ".join(parts)
+
+
+NOT_ABSENT = (
+    "A change that is not significant is not shown to be absent: the interval says how large "
+    "it may be."
+)
+SCOPE = (
+    "The comparison covers these names, occupations and one wording each; it says nothing "
+    "about why the runs differ."
+)
+
+
+def unreachable(c: Comparison) -> str:
+    """Why no change can be significant (where Comparison.reachable is False)."""
+    return (
+        f"With so few names (or wordings) no p-value can go below {c.smallest_p:.3g}, so no "
+        "change can be significant in this design, however large"
+    )
+
+
+def figure_caveats(comparison: Comparison) -> list[str]:
+    """The lines under the comparison's figure, so that it reads right alone."""
+    c = comparison
+    lines = [
+        f"Line: the change's {c.confidence:.0%} interval over names (crossed bootstrap); filled "
+        f"red: significant after Benjamini-Hochberg across occupations (q < {c.alpha}).",
+    ]
+    if not c.reachable:
+        lines.append(unreachable(c) + ".")
+    return [*lines, NOT_ABSENT, SCOPE]
 
 
 def comparison_markdown(comparison: Comparison, examples: int = 10) -> str:

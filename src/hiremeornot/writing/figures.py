@@ -1,6 +1,7 @@
-"""Every figure, with matplotlib (the one module that loads it): the paper's Figures 3-5, the
-forest plot of the differences, the attribute gaps, the wordings' differences, two runs' paired
-changes, the calibration's coverage and the impact ratios."""
+"""A model's figures, with matplotlib: the paper's Figures 3-5, the forest plot of the
+differences, the attribute gaps, the wordings' differences and the calibration's coverage; and
+what every figure shares (``save``, ``add_footer``). Two runs' changes are in change_figures, the
+impact ratios in impact_figure."""
 
 from __future__ import annotations
 
@@ -21,13 +22,13 @@ from hiremeornot.design.contrasts import Sides  # noqa: E402
 LABELS = {"confirmation": "Confirmation (Q1 vs Q2)", "consistency": "Consistency (Q2 vs Q3)"}
 
 
-def _save(fig: plt.Figure, path: str | Path) -> None:
+def save(fig: plt.Figure, path: str | Path) -> None:
     with atomic_output(path) as partial:
         fig.savefig(partial, dpi=150, bbox_inches="tight")
     plt.close(fig)
 
 
-def _footer(ax: plt.Axes, lines: list[str], width: int = 110) -> None:
+def add_footer(ax: plt.Axes, lines: list[str], width: int = 110) -> None:
     """The caveats under the axis label, whatever the figure's height (at a fixed height they
     overlapped it): a figure pasted alone keeps them."""
     if lines:
@@ -66,8 +67,8 @@ def metric_distribution(
     ax.set_ylim(-0.05, 1.05)
     ax.set_ylabel(LABELS[metric])
     ax.set_title(f"{LABELS[metric]} across occupations" + (f"\n{subtitle}" if subtitle else ""))
-    _footer(ax, footer, width=40 + 25 * len(models))
-    _save(fig, path)
+    add_footer(ax, footer, width=40 + 25 * len(models))
+    save(fig, path)
 
 
 # Fig. 5 names up to this many points, the farthest from the median first, and none whose label
@@ -144,12 +145,12 @@ def confirmation_vs_consistency(
         if every_named
         else "named: the points farthest from the median, where their labels do not overlap"
     )
-    _footer(
+    add_footer(
         axes[0][0],
         [f"Dot size: occupations sharing the point ('+2': two more); {named}.", *footer],
         width=max(80, 50 * len(models)),
     )
-    _save(fig, path)
+    save(fig, path)
 
 
 # How the forest plot draws each verdict: marker, face colour (None: the side's colour; "white":
@@ -214,8 +215,8 @@ def difference_forest(
     ax.set_title(textwrap.fill(title, 80), fontsize=9, loc="left")
     if len(points):
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
-    _footer(ax, footer)
-    _save(fig, path)
+    add_footer(ax, footer)
+    save(fig, path)
 
 
 # The attribute gaps figure draws at most this many attributes, the largest gaps.
@@ -270,8 +271,8 @@ def attribute_gaps(
         )
         + " (attribute_gaps.tsv has all)."
     )
-    _footer(ax, [shown, *footer], width=100)
-    _save(fig, path)
+    add_footer(ax, [shown, *footer], width=100)
+    save(fig, path)
 
 
 def wording_differences(
@@ -319,95 +320,20 @@ def wording_differences(
     )
     ax.set_title(f"{model}: the difference under each wording")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    _footer(ax, footer)
-    _save(fig, path)
-
-
-def _change_dots(ax: plt.Axes, changes: pd.DataFrame, occupations: list[str]) -> None:
-    """One metric's change per occupation (one row each, in ``occupations`` order from the
-    top) with its interval: filled red where significant, open blue otherwise; a line at 0."""
-    rows = changes.set_index("occupation").loc[occupations]
-    y = np.arange(len(occupations))
-    errors = [rows["change"] - rows["low"], rows["high"] - rows["change"]]
-    ax.errorbar(rows["change"], y, xerr=errors, fmt="none", ecolor="grey", capsize=2)
-    significant = rows["significant"].to_numpy(dtype=bool)
-    ax.scatter(rows["change"][significant], y[significant], color="tab:red", zorder=3)
-    ax.scatter(
-        rows["change"][~significant],
-        y[~significant],
-        facecolors="white",
-        edgecolors="tab:blue",
-        zorder=3,
-    )
-    ax.axvline(0, color="black", lw=0.8)
-
-
-def paired_changes(changes: pd.DataFrame, a: str, b: str, path: str | Path) -> None:
-    """A comparison of two runs: per metric, each occupation's change B - A with its interval;
-    filled where significant after the BH correction."""
-    metrics = list(dict.fromkeys(changes["metric"]))
-    occupations = list(dict.fromkeys(changes["occupation"]))
-    fig, axes = plt.subplots(
-        1,
-        len(metrics),
-        figsize=(3.2 * len(metrics), 1.2 + 0.28 * max(len(occupations), 1)),
-        sharey=True,
-        squeeze=False,
-    )
-    for ax, metric in zip(axes[0], metrics, strict=True):
-        _change_dots(ax, changes[changes["metric"] == metric], occupations)
-        limit = 2.05 if metric == "difference" else 1.05
-        ax.set_xlim(-limit, limit)
-        ax.set_xlabel(f"change in {metric}")
-    axes[0][0].set_yticks(np.arange(len(occupations)), occupations, fontsize=7)
-    axes[0][0].invert_yaxis()
-    fig.suptitle(f"{b} - {a} per occupation (filled: significant after BH)", fontsize=9)
-    _save(fig, path)
-
-
-def intervention(
-    intervals: dict[str, pd.DataFrame],
-    changes: pd.DataFrame,
-    title: str,
-    path: str | Path,
-    footer: list[str],
-) -> None:
-    """An intervention against its baseline. Left: each occupation's difference in the baseline
-    and in the arm with their intervals (``intervals``: the two runs' intervals.tsv by label,
-    baseline first). Right: the change arm - baseline with its interval, filled where
-    significant after BH; the pooled change last; ``footer``: the arm's caveats."""
-    occupations = list(dict.fromkeys(changes["occupation"]))
-    y = np.arange(len(occupations))
-    fig, (left, right) = plt.subplots(
-        1, 2, figsize=(9, 1.4 + 0.3 * max(len(occupations), 1)), sharey=True
-    )
-    for offset, (label, table), color in zip(
-        (-0.15, 0.15), intervals.items(), ("tab:grey", "tab:blue"), strict=True
-    ):
-        rows = table[table["metric"] == "difference"].set_index("occupation")
-        rows = rows.reindex(occupations)
-        errors = [rows["estimate"] - rows["low"], rows["high"] - rows["estimate"]]
-        left.errorbar(
-            rows["estimate"], y + offset, xerr=errors, fmt="o", color=color, ms=4, label=label
-        )
-    left.axvline(0, color="black", lw=0.8)
-    left.set(xlim=(-1.05, 1.05), xlabel="difference (each arm, its interval)")
-    left.legend(fontsize=7, loc="lower right")
-    _change_dots(right, changes[changes["metric"] == "difference"], occupations)
-    right.set(xlim=(-2.05, 2.05), xlabel="change arm - baseline (filled: significant)")
-    left.set_yticks(y, occupations, fontsize=7)
-    left.invert_yaxis()
-    fig.suptitle(title, fontsize=9)
-    _footer(left, footer, width=120)
-    _save(fig, path)
+    add_footer(ax, footer)
+    save(fig, path)
 
 
 def calibration(
-    checks: pd.DataFrame, table: pd.DataFrame, nominal: float, path: str | Path
+    checks: pd.DataFrame,
+    table: pd.DataFrame,
+    nominal: float,
+    path: str | Path,
+    caveats: list[str],
 ) -> None:
     """Left: every simulated audit's difference estimate (each reading) against its planted
     truth. Right: each quantity's coverage with its Monte-Carlo interval against the nominal
-    level."""
+    level; ``caveats`` under them."""
     fig, (left, right) = plt.subplots(
         1, 2, figsize=(11, 1.5 + 0.25 * max(len(table), 8)), gridspec_kw={"width_ratios": [1, 1.2]}
     )
@@ -428,107 +354,5 @@ def calibration(
     right.set(xlabel="share of intervals covering the truth", title="Coverage (line: MC 95%)")
     right.set_xlim(min(0.5, float(table["coverage_low"].min()) - 0.02), 1.005)
     right.legend(fontsize=7, loc="lower left")
-    _save(fig, path)
-
-
-# The impact figure gives each group and occupation a named row up to this many occupations;
-# beyond, a row per group, its occupations spread in it and the LOWEST_NAMED lowest named.
-ROWS_PER_OCCUPATION = 12
-LOWEST_NAMED = 3
-
-
-def impact_layout(table: pd.DataFrame) -> tuple[pd.Series, dict[float, str], pd.Series]:
-    """Where the impact figure draws each row of ``table``: its height, the y labels, and
-    whether the point is named beside it (ROWS_PER_OCCUPATION, LOWEST_NAMED)."""
-    groups = sorted(set(table["group"]))
-    occupations = sorted(set(table["occupation"]))
-    if len(occupations) <= ROWS_PER_OCCUPATION:
-        rows = {(g, o): i for i, (g, o) in enumerate((g, o) for g in groups for o in occupations)}
-        y = pd.Series(
-            [rows[(g, o)] for g, o in zip(table["group"], table["occupation"], strict=True)],
-            index=table.index,
-            dtype=float,
-        )
-        ticks = {float(i): f"{g} · {o}" for (g, o), i in rows.items()}
-        return y, ticks, pd.Series(False, index=table.index)
-    spread = dict(zip(occupations, np.linspace(-0.3, 0.3, len(occupations)), strict=True))
-    y = table["group"].map({g: i for i, g in enumerate(groups)}) + table["occupation"].map(spread)
-    rank = table.groupby(["question", "group"])["impact_ratio"].rank(method="first")
-    return y, {float(i): g for i, g in enumerate(groups)}, rank <= LOWEST_NAMED
-
-
-def impact_figure(
-    table: pd.DataFrame, model: str, path: str | Path, threshold: float = 0.8
-) -> None:
-    """One panel per question: each (group, occupation)'s impact ratio with its interval
-    (impact_layout), filled red where the whole interval lies under ``threshold``, hollow red
-    where only the ratio does, blue at or above it."""
-    questions = sorted(set(table["question"])) or ["(none)"]
-    y, ticks, named = impact_layout(table)
-    fig, axes = plt.subplots(
-        1,
-        len(questions),
-        figsize=(2.5 + 3.5 * len(questions), 1.6 + 0.2 * max(len(ticks), 3)),
-        sharey=True,
-        squeeze=False,
-    )
-    marks = {
-        "clearly below": ("tab:red", "tab:red"),
-        "below, interval crossing": ("white", "tab:red"),
-        "at or above": ("tab:blue", "tab:blue"),
-    }
-    for ax, question in zip(axes[0], questions, strict=True):
-        asked = table["question"] == question
-        below, clearly = table["below_threshold"], table["clearly_below"]
-        kinds = {
-            "clearly below": asked & clearly,
-            "below, interval crossing": asked & below & ~clearly,
-            "at or above": asked & ~below,
-        }
-        ax.hlines(
-            y[asked],
-            table.loc[asked, "ratio_low"],
-            table.loc[asked, "ratio_high"],
-            colors="grey",
-            lw=0.7,
-        )
-        for kind, shown in kinds.items():
-            face, edge = marks[kind]
-            ax.scatter(
-                table.loc[shown, "impact_ratio"],
-                y[shown],
-                s=16,
-                facecolors=face,
-                edgecolors=edge,
-                zorder=3,
-                label=f"{kind} {threshold}",
-            )
-        for index in table.index[asked & named]:
-            ax.annotate(
-                table.at[index, "occupation"],
-                (table.at[index, "impact_ratio"], y[index]),
-                xytext=(3, 2),
-                textcoords="offset points",
-                fontsize=6,
-            )
-        ax.axvline(threshold, color="black", ls="--", lw=0.8)
-        ax.set_xlim(-0.02, 1.05)
-        ax.set_xlabel("impact ratio (rate / highest group rate)")
-        ax.set_title(question)
-    axes[0][0].set_yticks(list(ticks), list(ticks.values()), fontsize=7)
-    axes[0][0].set_ylim(len(set(ticks)) - 0.5, -0.5)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    axes[0][-1].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
-    fig.suptitle(f"{model}: selection-rate impact ratios", fontsize=10, y=1.0, va="bottom")
-    _footer(
-        axes[0][0],
-        [
-            "Line: the interval over names. Filled red: the whole interval under the "
-            f"threshold {threshold} (with 5 names or more in the group and the reference); "
-            "hollow red: only the ratio under it.",
-            "Each ratio divides by the highest group's rate, itself noisy: ratios lean low, "
-            "towards the flag.",
-        ],
-        width=60 + 40 * len(questions),
-    )
-    _save(fig, path)
+    add_footer(left, caveats, width=150)
+    save(fig, path)

@@ -9,10 +9,10 @@ from hiremeornot.analysis.impact import MIN_NAMES
 from hiremeornot.writing.markdown import markdown_table
 
 
-def impact_markdown(table: pd.DataFrame, model: str, settings: dict, orders: int) -> str:
+def impact_markdown(table: pd.DataFrame, model: str, settings: dict, *, confounded: bool) -> str:
     """The impact-ratio table of one model in words: how to read it, what besides the groups
     could explain a low ratio, and the rows below the threshold. ``settings`` is the config's
-    ``report`` section; ``orders`` the listing orders run."""
+    ``report`` section; ``confounded``: the findings' listing orders (one order ran)."""
     threshold = settings["impact_threshold"]
     below = table[table["below_threshold"]]
     clearly = int(below["clearly_below"].sum())
@@ -20,7 +20,7 @@ def impact_markdown(table: pd.DataFrame, model: str, settings: dict, orders: int
     names = int(table["n_names"].min()) if len(table) else 0
     position = (
         "Both listing orders are pooled, so the first-listed position favours no group."
-        if orders > 1
+        if not confounded
         else "**Only one listing order was run: in Q2 and Q3 a group's rate mixes the group with "
         "its position in the prompt.**"
     )

@@ -9,6 +9,7 @@ import pandas as pd
 
 from hiremeornot.analysis.interventions import OUTCOMES, Effect
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
+from hiremeornot.writing.compare import unreachable
 from hiremeornot.writing.markdown import markdown_table, percent
 
 PLACES = {"system": "added to the system message", "preamble": "before every prompt's context"}
@@ -67,7 +68,6 @@ def _instruction_lines(instruction: Mapping[str, str]) -> list[str]:
 def _caveats(effect: Effect, wordings: int, had_system: bool) -> list[str]:
     """What else could explain a change, in words."""
     c = effect.comparison
-    floor = float(effect.changes["smallest_p"].min())
     lines = [
         "- **Chance.** Each change is tested on the paired per-instance differences with the "
         "crossed bootstrap over names; q-values correct for testing every occupation "
@@ -102,11 +102,8 @@ def _caveats(effect: Effect, wordings: int, had_system: bool) -> list[str]:
             "is the whole system message and replaces the chat template's own default (if it "
             "has one): that change is part of what is measured."
         )
-    if floor >= c.alpha:
-        lines.append(
-            f"- **Too few names to test.** No p-value can go below {floor:.3g} in this design, "
-            "so no change can be significant, however large: run more name pairs."
-        )
+    if not c.reachable:
+        lines.append(f"- **Too few names to test.** {unreachable(c)}: run more name pairs.")
     return lines
 
 
@@ -168,47 +165,51 @@ def intervention_markdown(
             c.flips.assign(flipped_share=[percent(v, places=1) for v in c.flips["flipped_share"]])
         ),
     ]
-    if len(effect.rates):
-        rates = effect.rates.assign(
-            rate_interval=[
-                _interval(lo, hi)
-                for lo, hi in zip(
-                    effect.rates["rate_change_low"], effect.rates["rate_change_high"], strict=True
-                )
-            ],
-            ratio_interval=[
-                _interval(lo, hi)
-                for lo, hi in zip(
-                    effect.rates["ratio_change_low"],
-                    effect.rates["ratio_change_high"],
-                    strict=True,
-                )
-            ],
-        ).rename(columns={"rate_a": "rate_baseline", "rate_b": "rate_arm"})
-        lines += [
-            "## Selection rates and impact ratios",
-            "",
-            "Per occupation, question and group: the share of answers that select the person "
-            "(Q1 Yes; Q2 the person chosen; Q3 the person or both) in each arm, the change "
-            "with a percentile interval from one name draw applied to both arms, and the "
-            "change of the impact ratio (to the highest group's rate in each arm). q-values: "
-            "Benjamini-Hochberg across occupations per question and group.",
-            "",
-            markdown_table(
-                rates[
-                    [
-                        "occupation",
-                        "question",
-                        "group",
-                        "rate_baseline",
-                        "rate_arm",
-                        "rate_change",
-                        "rate_interval",
-                        "ratio_change",
-                        "ratio_interval",
-                        "q_value",
-                    ]
-                ]
-            ),
-        ]
+    lines += _rate_section(effect.rates)
     return "\n".join(lines)
+
+
+def _rate_section(rates: pd.DataFrame) -> list[str]:
+    """The selection rates' and impact ratios' changes (none where no selections were read)."""
+    if rates.empty:
+        return []
+    rates = rates.assign(
+        rate_interval=[
+            _interval(lo, hi)
+            for lo, hi in zip(rates["rate_change_low"], rates["rate_change_high"], strict=True)
+        ],
+        ratio_interval=[
+            _interval(lo, hi)
+            for lo, hi in zip(
+                rates["ratio_change_low"],
+                rates["ratio_change_high"],
+                strict=True,
+            )
+        ],
+    ).rename(columns={"rate_a": "rate_baseline", "rate_b": "rate_arm"})
+    return [
+        "## Selection rates and impact ratios",
+        "",
+        "Per occupation, question and group: the share of answers that select the person "
+        "(Q1 Yes; Q2 the person chosen; Q3 the person or both) in each arm, the change "
+        "with a percentile interval from one name draw applied to both arms, and the "
+        "change of the impact ratio (to the highest group's rate in each arm). q-values: "
+        "Benjamini-Hochberg across occupations per question and group.",
+        "",
+        markdown_table(
+            rates[
+                [
+                    "occupation",
+                    "question",
+                    "group",
+                    "rate_baseline",
+                    "rate_arm",
+                    "rate_change",
+                    "rate_interval",
+                    "ratio_change",
+                    "ratio_interval",
+                    "q_value",
+                ]
+            ]
+        ),
+    ]

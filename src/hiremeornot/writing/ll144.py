@@ -182,8 +182,8 @@ def ll144_markdown(
 ) -> str:
     """The summary of one model: what it is, the category tables per measure, the counts, the
     data, and the four-fifths rule of thumb with its caveats (no verdict). ``counts`` holds
-    ``unknown`` (per characteristic), ``unscored``, ``median`` and ``orders`` (listing orders
-    run)."""
+    ``unknown`` (per characteristic), ``unscored``, ``median`` and ``confounded`` (the findings:
+    one listing order ran)."""
     characteristics = [c for c in CHARACTERISTICS if c in set(rates["characteristic"])]
     told = ", ".join(CHARACTERISTIC_TITLES[c].lower() for c in characteristics)
     lines = [
@@ -236,7 +236,7 @@ def ll144_markdown(
                     "",
                 ]
     lines += _data_section(manifest, model, selections, audit_date)
-    lines += _four_fifths(rates, threshold, counts["orders"])
+    lines += _four_fifths(rates, threshold, confounded=counts["confounded"])
     return "\n".join(lines)
 
 
@@ -252,7 +252,7 @@ def _small_categories(rates: pd.DataFrame) -> str:
     )
 
 
-def _four_fifths(rates: pd.DataFrame, threshold: float, orders: int) -> list[str]:
+def _four_fifths(rates: pd.DataFrame, threshold: float, *, confounded: bool) -> list[str]:
     below = rates[rates["impact_ratio"] < threshold]
     shown = below[
         ["measure", "characteristic", "category", "n_names", "impact_ratio", "ratio_low"]
@@ -279,7 +279,7 @@ def _four_fifths(rates: pd.DataFrame, threshold: float, orders: int) -> list[str
         "(`results/wordings/` where several were run).",
         "- Q2 and Q3 are head-to-head: a category's share there depends on the categories it met.",
         "- Both listing orders are pooled, so the first-listed position favours no category."
-        if orders > 1
+        if not confounded
         else "- **Only one listing order was run: in Q2 and Q3 a category's share mixes the "
         "category with its position in the prompt.**",
         "",

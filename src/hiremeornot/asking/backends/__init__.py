@@ -17,20 +17,29 @@ __all__ = [
     "BackendError",
     "Request",
     "Response",
+    "BACKENDS",
+    "environment",
     "load_backend",
     "load_tokenizer",
     "model_identity",
 ]
 
-# Each backend's module, whose ``create(settings, state_dir)`` builds it, and the extra that
-# installs what it needs (None: the core package has everything).
-_REGISTRY = {
+# Every backend, registered once: its module, whose ``create(settings, state_dir)`` builds it,
+# and the extra that installs what it needs (None: the core package has everything), which
+# also names its conda environment (envs/<extra>.yaml, envs/core.yaml for None). The schema's
+# list of backends (models.<name>.backend) is checked against it (tests/test_config.py).
+BACKENDS = {
     "transformers": ("hiremeornot.asking.backends.transformers_backend", "transformers"),
     "openai": ("hiremeornot.asking.backends.openai", "openai"),
     "vllm": ("hiremeornot.asking.backends.vllm_backend", "vllm"),
     "extractive_qa": ("hiremeornot.asking.backends.extractive_qa", "transformers"),
     "simulated": ("hiremeornot.asking.backends.simulated", None),
 }
+
+
+def environment(name: str) -> str:
+    """The conda environment (envs/<it>.yaml) a backend's jobs run in."""
+    return BACKENDS[name][1] or "core"
 
 
 def load_backend(
@@ -42,9 +51,9 @@ def load_backend(
     one model's defaults). ``state_dir`` is a folder where a backend may keep state across runs
     (the Batch API's journal of submitted batches); it is no config key.
     """
-    if name not in _REGISTRY:
-        raise InputError(f"unknown backend {name!r}; known: {sorted(_REGISTRY)}")
-    module_name, extra = _REGISTRY[name]
+    if name not in BACKENDS:
+        raise InputError(f"unknown backend {name!r}; known: {sorted(BACKENDS)}")
+    module_name, extra = BACKENDS[name]
     try:
         module = importlib.import_module(module_name)
         return module.create(settings, None if state_dir is None else Path(state_dir))
@@ -61,7 +70,7 @@ def load_tokenizer(name: str, settings: Mapping[str, Any]) -> Any:
     """The model's Hugging Face tokenizer without its weights (a backend module's
     ``tokenizer(settings)``), to count tokens when every answer comes from the store; None for a
     backend that holds none (an API's, the simulated respondent)."""
-    module = importlib.import_module(_REGISTRY[name][0])
+    module = importlib.import_module(BACKENDS[name][0])
     make = getattr(module, "tokenizer", None)
     return None if make is None else make(settings)
 

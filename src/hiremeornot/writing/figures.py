@@ -335,7 +335,10 @@ def calibration(
     truth. Right: each quantity's coverage with its Monte-Carlo interval against the nominal
     level; ``caveats`` under them."""
     fig, (left, right) = plt.subplots(
-        1, 2, figsize=(11, 1.5 + 0.25 * max(len(table), 8)), gridspec_kw={"width_ratios": [1, 1.2]}
+        1,
+        2,
+        figsize=(11, 1.5 + 0.25 * max(len(table), 8)),
+        gridspec_kw={"width_ratios": [1, 1.2], "wspace": 0.45},
     )
     differences = checks[checks["quantity"].str.startswith("difference_")]
     for quantity, rows in differences.groupby("quantity", sort=False):

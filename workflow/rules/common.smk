@@ -237,11 +237,11 @@ def summary_tables(wildcards):
     tables["truth"] = {
         model: f"results/{wildcards.contrast}{model}/truth.tsv" for model in SIMULATED
     }
-    arms = [arms.arm_model(model, arm) for model in AUDITED for arm in ARMS]
+    armed = [arms.arm_model(model, arm) for model in AUDITED for arm in ARMS]
     for flag, suffix in (("interventions", ""), ("intervention-flips", "_flips")):
         tables[flag] = {
             arm: f"results/{wildcards.contrast}interventions/{arm}{suffix}.tsv"
-            for arm in arms
+            for arm in armed
         }
     return tables
 

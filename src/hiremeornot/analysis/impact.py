@@ -180,10 +180,27 @@ def tally(selections: pd.DataFrame) -> Tally:
             partner=rows["partner"].fillna(NOBODY) if "partner" in rows else NOBODY,
             paired_with=rows["paired_with"].fillna("") if "paired_with" in rows else "",
         )
-        .groupby([*KEYS, "name", "partner", "paired_with"])["selected"]
+        .groupby(SUMMED_BY)["selected"]
         .agg(["sum", "size"])
         .reset_index()
     )
+    return _tally_of(table, pd.unique(rows["occupation"]))
+
+
+SUMMED_BY = [*KEYS, "name", "partner", "paired_with"]
+
+
+def pooled_tally(counted: Tally, label: str) -> Tally:
+    """The Tally of the same answers with every occupation as one, ``label``: its sums added
+    up, not the answers summed again."""
+    table = counted.table.assign(occupation=label)
+    table = table.groupby(SUMMED_BY)[["sum", "size"]].sum().reset_index()
+    return _tally_of(table, [label])
+
+
+def _tally_of(table: pd.DataFrame, occupations) -> Tally:
+    """The Tally of answers summed by SUMMED_BY (``sum``, ``size``), its rates in the order of
+    ``occupations``."""
     by_group = table.groupby(KEYS)
     rates = by_group[["size", "sum"]].sum()
     rates = pd.DataFrame(
@@ -194,7 +211,7 @@ def tally(selections: pd.DataFrame) -> Tally:
         }
     ).reset_index()
     # sorted by occupation, question, group: the occupations into their order of appearance
-    appearance = pd.Index(pd.unique(rows["occupation"])).get_indexer(rates["occupation"])
+    appearance = pd.Index(occupations).get_indexer(rates["occupation"])
     rates = rates.iloc[np.argsort(appearance, kind="stable")].reset_index(drop=True)
     arrays = [table[c].to_numpy() for c in ("group", "name", "partner", "sum", "size")]
     arrays[-1] = arrays[-1].astype(float)
@@ -279,12 +296,17 @@ def paired_resampled_rates(
 
 def _percentiles(draws: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """Each column's percentile interval at ``confidence`` over its resamples, NaN left out
-    (all NaN: NaN, as it should be)."""
+    (all NaN: NaN, as it should be). Columns without NaN, nearly all, are read at once (numpy's
+    nanpercentile reads every column alone)."""
     tails = [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanpercentile(draws, tails, axis=0)
-    return low, high
+    whole = ~np.isnan(draws).any(axis=0)
+    bounds = np.full((2, draws.shape[1]), np.nan)
+    bounds[:, whole] = np.percentile(draws[:, whole], tails, axis=0)
+    if not whole.all():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            bounds[:, ~whole] = np.nanpercentile(draws[:, ~whole], tails, axis=0)
+    return bounds[0], bounds[1]
 
 
 def impact_ratios(
@@ -384,11 +406,11 @@ def paired_rate_changes(
     percentile bootstrap's, never below 1 / n_resamples nor the floor bootstrap.smallest_p sets
     with the fewest names of a group); q-values are Benjamini-Hochberg across
     occupations per question and group (the pooled rows are tests of their own)."""
-    a, b = _checked(first), _checked(second)
-    pooled = [rows.assign(occupation=pooled_label) for rows in (a, b)]
+    tallies = (tally(first), tally(second))
+    pooled = tuple(pooled_tally(counted, pooled_label) for counted in tallies)
     parts = [
         _paired_changes(*runs, n_resamples=n_resamples, seed=seed, confidence=confidence)
-        for runs in ((a, b), pooled)
+        for runs in (tallies, pooled)
     ]
     table = pd.concat(parts, ignore_index=True)  # each in order, the pooled rows last
     if table.empty:
@@ -403,10 +425,10 @@ def paired_rate_changes(
 
 
 def _paired_changes(
-    a: pd.DataFrame, b: pd.DataFrame, *, n_resamples: int, seed: int, confidence: float
+    a: Tally, b: Tally, *, n_resamples: int, seed: int, confidence: float
 ) -> pd.DataFrame:
     """paired_rate_changes' rows of each (occupation, question) of ``a``, less the q-values."""
-    tallies = [tally(rows) for rows in (a, b)]
+    tallies = (a, b)
     table, other = (counted.rates for counted in tallies)
     if not table[KEYS].equals(other[KEYS]):
         raise ValueError("the two runs' selections are about different names or groups")

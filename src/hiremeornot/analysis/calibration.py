@@ -171,8 +171,9 @@ def one_audit(
     names = design.instances[list(design.sides.labels)]
     groups = {name: side for side in design.sides.labels for name in pd.unique(names[side])}
     selections = impact.contrast_selections(step2, step3, design.instances, groups, design.sides)
+    counted = impact.tally(selections)  # summed once, for the ratios and the changes
     table = impact.impact_ratios(
-        selections,
+        counted,
         n_resamples=report["bootstrap_resamples"],
         seed=report["seed"],
         threshold=report["impact_threshold"],
@@ -191,7 +192,7 @@ def one_audit(
         values = paired.paired_outcomes(outcomes, compared, report["difference"], design.sides)
         changes = paired.paired_changes(values, report, design.sides)
         rates = impact.paired_rate_changes(
-            selections,
+            counted,
             impact.contrast_selections(step2_b, step3_b, design.instances, groups, design.sides),
             n_resamples=report["bootstrap_resamples"],
             seed=report["seed"],

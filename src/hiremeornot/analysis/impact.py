@@ -161,11 +161,13 @@ class Tally:
 
     def paired_with(self) -> np.ndarray:
         """Per row of ``rates``: the groups its group met in Q2/Q3 answers, ", "-joined."""
-        met = self.table.loc[self.table["paired_with"] != "", [*KEYS, "paired_with"]]
-        met = met.drop_duplicates().sort_values([*KEYS, "paired_with"])
-        joined = met.groupby(KEYS)["paired_with"].agg(", ".join)
-        keys = pd.MultiIndex.from_frame(self.rates[KEYS])
-        return joined.reindex(keys).fillna("").to_numpy()
+        met: dict[tuple, set[str]] = {}
+        columns = [self.table[c].to_numpy() for c in (*KEYS, "paired_with")]
+        for *key, other in zip(*columns, strict=True):
+            if other != "":
+                met.setdefault(tuple(key), set()).add(other)
+        keys = zip(*(self.rates[c].to_numpy() for c in KEYS), strict=True)
+        return np.array([", ".join(sorted(met.get(key, ()))) for key in keys], dtype=object)
 
 
 RATE_COLUMNS = [*KEYS, "n_names", "n_answers", "rate"]
@@ -220,6 +222,10 @@ def _tally_of(table: pd.DataFrame, occupations) -> Tally:
         for key, at in table.groupby(KEYS[:2], sort=False).indices.items()
     }
     return Tally(rates[RATE_COLUMNS], cells, table)
+
+
+def _counted(selections: pd.DataFrame | Tally) -> Tally:
+    return selections if isinstance(selections, Tally) else tally(selections)
 
 
 def selection_rates(selections: pd.DataFrame) -> pd.DataFrame:
@@ -310,7 +316,7 @@ def _percentiles(draws: np.ndarray, confidence: float) -> tuple[np.ndarray, np.n
 
 
 def impact_ratios(
-    selections: pd.DataFrame,
+    selections: pd.DataFrame | Tally,
     *,
     n_resamples: int,
     seed: int,
@@ -323,8 +329,9 @@ def impact_ratios(
     whether the ratio (``below_threshold``) or its whole interval (``clearly_below``) is under
     ``threshold``, and (Q2, Q3) the groups it was paired with (``paired_with``, from the
     optional column of that name). The ``unrated`` (question, group) pairs keep their rates
-    (and stay in every draw) but get no ratio and are never the reference."""
-    counted = tally(selections)
+    (and stay in every draw) but get no ratio and are never the reference. ``selections``
+    may be their Tally, where the caller has one."""
+    counted = _counted(selections)
     table = counted.rates
     if table.empty:
         return pd.DataFrame(columns=COLUMNS)
@@ -390,8 +397,8 @@ def _percentile_p(draws: np.ndarray, floor: float) -> np.ndarray:
 
 
 def paired_rate_changes(
-    first: pd.DataFrame,
-    second: pd.DataFrame,
+    first: pd.DataFrame | Tally,
+    second: pd.DataFrame | Tally,
     *,
     n_resamples: int,
     seed: int,
@@ -405,8 +412,9 @@ def paired_rate_changes(
     applied to both runs (paired_resampled_rates). ``p_value`` tests no change in the rate (the
     percentile bootstrap's, never below 1 / n_resamples nor the floor bootstrap.smallest_p sets
     with the fewest names of a group); q-values are Benjamini-Hochberg across
-    occupations per question and group (the pooled rows are tests of their own)."""
-    tallies = (tally(first), tally(second))
+    occupations per question and group (the pooled rows are tests of their own). Either
+    selection table may be its Tally."""
+    tallies = (_counted(first), _counted(second))
     pooled = tuple(pooled_tally(counted, pooled_label) for counted in tallies)
     parts = [
         _paired_changes(*runs, n_resamples=n_resamples, seed=seed, confidence=confidence)

@@ -93,6 +93,21 @@ def test_the_impact_figure_names_every_row_of_a_small_design():
     assert ticks[y[4]] == "male · job 01" and not named.any()
 
 
+def test_the_impact_figure_draws_each_groups_lowest_ratio_first():
+    table = impact_table(3)
+    table["impact_ratio"] = [0.9, 0.5, 0.7, 1.0, None, 0.2]  # male's job 01 has no ratio
+    y, ticks, _ = impact_layout(table)
+    assert list(ticks.values()) == [
+        "female · job 01",
+        "female · job 02",
+        "female · job 00",
+        "male · job 02",
+        "male · job 00",
+        "male · job 01",
+    ]
+    assert ticks[y[0]] == "female · job 00"
+
+
 def test_the_impact_figure_names_each_groups_lowest_ratios_at_paper_size():
     table = impact_table(ROWS_PER_OCCUPATION + 50)
     y, ticks, named = impact_layout(table)

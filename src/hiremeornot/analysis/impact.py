@@ -200,7 +200,7 @@ def pooled_tally(counted: Tally, label: str) -> Tally:
     return _tally_of(table, [label])
 
 
-def _tally_of(table: pd.DataFrame, occupations) -> Tally:
+def _tally_of(table: pd.DataFrame, occupations: Collection[str]) -> Tally:
     """The Tally of answers summed by SUMMED_BY (``sum``, ``size``), its rates in the order of
     ``occupations``."""
     by_group = table.groupby(KEYS)

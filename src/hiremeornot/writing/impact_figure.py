@@ -16,12 +16,16 @@ LOWEST_NAMED = 3
 
 
 def impact_layout(table: pd.DataFrame) -> tuple[pd.Series, dict[float, str], pd.Series]:
-    """Where the impact figure draws each row of ``table``: its height, the y labels, and
-    whether the point is named beside it (ROWS_PER_OCCUPATION, LOWEST_NAMED)."""
+    """Where the impact figure draws each row of ``table``: its height (up to
+    ROWS_PER_OCCUPATION occupations a row each, by group, lowest ratio first), the y labels,
+    and whether the point is named beside it (LOWEST_NAMED)."""
     groups = sorted(set(table["group"]))
     occupations = sorted(set(table["occupation"]))
     if len(occupations) <= ROWS_PER_OCCUPATION:
-        rows = {(g, o): i for i, (g, o) in enumerate((g, o) for g in groups for o in occupations)}
+        # each group's rows from its lowest ratio (the mean over questions) to its highest
+        mean = table.groupby(["group", "occupation"])["impact_ratio"].mean().fillna(np.inf)
+        order = [(g, o) for g in groups for o in sorted(mean[g].index, key=lambda o: mean[g][o])]
+        rows = {key: i for i, key in enumerate(order)}
         y = pd.Series(
             [rows[(g, o)] for g, o in zip(table["group"], table["occupation"], strict=True)],
             index=table.index,
@@ -106,6 +110,14 @@ def impact_figure(
             "hollow red: only the ratio under it.",
             "Each ratio divides by the highest group's rate, itself noisy: ratios lean low, "
             "towards the flag.",
+            *(
+                [
+                    "Rows: each group's occupations from its lowest ratio (the mean over the "
+                    "questions) to its highest."
+                ]
+                if len(ticks) > len(set(table["group"]))
+                else []
+            ),
         ],
         width=60 + 40 * len(questions),
     )

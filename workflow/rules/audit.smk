@@ -4,10 +4,10 @@ from hiremeornot.provenance.manifest import recorded_config
 # What produced the numbers: code, environment, config, input hashes, model identities, counts.
 rule manifest:
     input:
-        onet=plan.onet_dir(config),
+        onet_dir=plan.onet_dir(config),
         # the files the design was read from (as the dataset job read them, through the list's
         # table)
-        read=[
+        inputs=[
             config["occupations"]["table"],
             *plan.name_list_files(config),
             *perceived_names(),
@@ -35,10 +35,7 @@ rule manifest:
         data_root=data_root_of,
         store_dir=config["store_dir"],
     shell:
-        "hiremeornot manifest --contrast {params.contrast:q} --settings {params.settings:q} --repo {params.repo:q}"
-        " --data-root {params.data_root:q} --onet-dir {input.onet:q} --inputs {input.read:q}"
-        " --dataset {input.dataset:q} --tables {input.tables:q}"
-        " --store-dir {params.store_dir:q} --out {output:q} 2> {log:q}"
+        rule_line("manifest")
 
 
 # Every answer as JSON Lines, one file per model and step, and the datasheet README.md.
@@ -65,7 +62,6 @@ rule export:
         "../../envs/core.yaml"
     params:
         contrast=contrast_json,
+        out_dir=lambda wc, output: str(Path(output.readme).parent),
     shell:
-        "hiremeornot export --contrast {params.contrast:q} --manifest {input.manifest:q} --tables {input.tables:q}"
-        " --instances {input.instances:q} --attributes {input.attributes:q}"
-        " --out-dir $(dirname {output.readme:q}) 2> {log:q}"
+        rule_line("export")

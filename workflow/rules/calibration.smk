@@ -24,8 +24,7 @@ rule truth:
             plan.simulation_settings(config, wc.model), sort_keys=True
         ),
     shell:
-        "hiremeornot truth --contrast {params.contrast:q} --settings {params.settings:q}"
-        " --instances {input.instances:q} --attributes {input.attributes:q} --out {output:q} 2> {log:q}"
+        rule_line("truth")
 
 
 rule calibrate:
@@ -54,7 +53,4 @@ rule calibrate:
             sort_keys=True,
         ),
     shell:
-        "hiremeornot calibrate --contrast {params.contrast:q} --settings {params.settings:q}"
-        " --model {wildcards.model} --jobs {threads} --instances {input.instances:q} --attributes {input.attributes:q}"
-        " --out-tsv {output.tsv:q} --out-verdicts {output.verdicts:q} --out-md {output.md:q}"
-        " --out-png {output.png:q} 2> {log:q}"
+        rule_line("calibrate")

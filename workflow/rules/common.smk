@@ -1,11 +1,11 @@
 import json
 import re
-import shlex
 import sys
 import time
 from pathlib import Path
 
 from hiremeornot import arms, plan, tables_io
+from hiremeornot.cli.rule_lines import keyed_options, rule_line
 from hiremeornot.config import models_merged_in
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import FORMAT_FILES, name_files
@@ -169,7 +169,7 @@ def names_root_of(wildcards, input):
 
 def data_root_of(wildcards, input):
     """The folder with the upstream layout: two levels above the O*NET release folder."""
-    return input.onet.rsplit("/", 2)[0]
+    return input.onet_dir.rsplit("/", 2)[0]
 
 
 def step_inputs(wildcards):
@@ -194,17 +194,16 @@ def step_inputs(wildcards):
 
 
 def step1_tables(wildcards, output):
-    """--step1 and the Step-1 tables of the wordings a Step-2/3 job asks (those of its outputs);
-    nothing for Step 1. Derived from the outputs, so not compared between runs: dropping a
-    wording leaves the remaining outputs up to date."""
+    """The Step-1 tables of the wordings a Step-2/3 job asks (those of its outputs); none for
+    Step 1. Derived from the outputs, so not compared between runs: dropping a wording leaves
+    the remaining outputs up to date."""
     if wildcards.step == "step1":
-        return ""
-    tables = [
+        return []
+    return [
         step_table(wildcards.contrast, wildcards.model, "step1", wording, shard)
         for wording in (Path(path).parent.name for path in output.tables)
         for shard in shards(wildcards.model, "step1")
     ]
-    return option("--step1", tables)
 
 
 # A model's tables that the summary and the overview read its verdicts from, by their option.
@@ -264,16 +263,28 @@ def validity_tables():
     return {model: f"results/names/{model}.tsv" for model in AUDITED}
 
 
-def keyed(flag, paths):
-    """``flag`` and the quoted ``KEY=PATH`` items of the dict ``paths``, or nothing without
-    paths: each path says what it belongs to (the command reads no order)."""
-    items = (shlex.quote(f"{key}={path}") for key, path in paths.items())
-    return f"{flag} {' '.join(items)}" if paths else ""
+def keyed(paths):
+    """The ``KEY=PATH`` items of the dict ``paths``, a keyed option's value: each path says
+    what it belongs to (the command reads no order)."""
+    return [f"{key}={path}" for key, path in paths.items()]
 
 
-def option(flag, paths):
-    """``flag`` and the quoted paths, or nothing without paths."""
-    return f"{flag} {' '.join(shlex.quote(p) for p in paths)}" if paths else ""
+def keyed_params(command, tables):
+    """The params of every keyed option of ``command`` (cli/rule_lines.py), an empty list where
+    ``tables`` has none: ``tables`` gives each option's {key: path} by the option's name, as a
+    dict or a function of the job's wildcards."""
+    of = tables if callable(tables) else (lambda wildcards: tables)
+    return {
+        name.replace("-", "_"): lambda wildcards, name=name: keyed(
+            of(wildcards).get(name, {})
+        )
+        for name in keyed_options(command)
+    }
+
+
+def input_or_nothing(name):
+    """A params value: the job's input ``name`` as a list, empty where the job has none."""
+    return lambda wildcards, input: [input[name]] if name in input.keys() else []
 
 
 def contrast_outputs(contrast):

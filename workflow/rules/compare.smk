@@ -28,8 +28,4 @@ rule compare:
         contrast=contrast_json,
         settings=settings(plan.analysis_settings(config)),
     shell:
-        "hiremeornot compare --contrast {params.contrast:q} --settings {params.settings:q}"
-        " --a-model {wildcards.a} --a-results results/{wildcards.contrast} --a-tables {input.a_tables:q}"
-        " --b-model {wildcards.b} --b-results results/{wildcards.contrast} --b-tables {input.b_tables:q}"
-        " --out-md {output.md:q} --out-tsv {output.tsv:q} --out-png {output.png:q}"
-        " --out-changed {output.changed:q} 2> {log:q}"
+        rule_line("compare")

@@ -1,7 +1,7 @@
 # One job reads the O*NET files once for every selected occupation (a second or two of work).
 rule attributes:
     input:
-        onet=plan.onet_dir(config),
+        onet_dir=plan.onet_dir(config),
     output:
         "results/dataset/attributes.tsv",
     log:
@@ -18,10 +18,9 @@ rule attributes:
                 "release": config["sources"]["onet"]["release"],
             }
         ),
-        soc_codes=" ".join(SOC_CODES),
+        soc_codes=SOC_CODES,
     shell:
-        "hiremeornot attributes --settings {params.settings:q} --onet-dir {input.onet:q}"
-        " --soc-codes {params.soc_codes} --out {output:q} 2> {log:q}"
+        rule_line("attributes")
 
 
 # The name list read once, for the dataset, names and selections jobs.
@@ -44,8 +43,7 @@ rule name_list:
         ),
         data_root=names_root_of,
     shell:
-        "hiremeornot name-list --settings {params.settings:q} --data-root {params.data_root:q}"
-        " --out {output:q} 2> {log:q}"
+        rule_line("name-list")
 
 
 # One per contrast: the pairs of its two groups (names.contrast) and their instances.
@@ -72,10 +70,5 @@ rule dataset:
             sort_keys=True,
         ),
         contrast=contrast_json,
-        perceived=lambda wc, input: option("--perceived", input.perceived),
     shell:
-        "hiremeornot dataset --settings {params.settings:q} --contrast {params.contrast:q}"
-        " {params.perceived}"
-        " --occupations {input.occupations:q} --names {input.names:q}"
-        " --out-pairs {output.pairs:q} --out-capacity {output.capacity:q}"
-        " --out {output.instances:q} 2> {log:q}"
+        rule_line("dataset")

@@ -11,7 +11,7 @@ rule download_onet:
     params:
         settings=settings(config["sources"]["onet"]),
     shell:
-        "hiremeornot download-onet --settings {params.settings:q} --out {output:q} 2> {log:q}"
+        rule_line("download-onet")
 
 
 # The files of the name list in use, in its repository's layout, from its pinned commit.
@@ -33,5 +33,4 @@ rule download_names:
             output[0], FORMAT_FILES[plan.name_source(config)["format"]][0]
         ),
     shell:
-        "hiremeornot download-names --settings {params.settings:q} --out {params.out:q}"
-        " 2> {log:q}"
+        rule_line("download-names")

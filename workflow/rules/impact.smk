@@ -20,9 +20,7 @@ rule selections:
     params:
         contrast=contrast_json,
     shell:
-        "hiremeornot selections --contrast {params.contrast:q}"
-        " --names {input.names:q} --instances {input.instances:q}"
-        " --step2 {input.step2:q} --step3 {input.step3:q} --out {output:q} 2> {log:q}"
+        rule_line("selections")
 
 
 rule impact_ratios:
@@ -54,9 +52,7 @@ rule impact_ratios:
     params:
         settings=settings(plan.analysis_settings(config)),
     shell:
-        "hiremeornot impact --settings {params.settings:q} --model {wildcards.model}"
-        " --selections {input.selections:q} --findings {input.findings:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
-        " --out-png {output.png:q} 2> {log:q}"
+        rule_line("impact")
 
 
 # The numbers of a NYC Local Law 144 bias-audit summary: rates and impact ratios per sex,
@@ -89,10 +85,7 @@ rule ll144:
     params:
         settings=settings(plan.analysis_settings(config)),
     shell:
-        "hiremeornot ll144 --settings {params.settings:q} --model {wildcards.model}"
-        " --selections {input.selections:q} --names {input.names:q}"
-        " --manifest {input.manifest:q} --findings {input.findings:q} --out-md {output.md:q} --out-csv {output.csv:q}"
-        " 2> {log:q}"
+        rule_line("ll144")
 
 
 # A run with several contrasts (or the neutral control): one line per contrast and model, the
@@ -112,6 +105,9 @@ rule overview:
     conda:
         "../../envs/core.yaml"
     params:
+        **keyed_params(
+            "overview", {**overview_tables(), "impact": impact_outputs("tsv")}
+        ),
         settings=settings(
             {
                 "report": plan.analysis_settings(config),
@@ -124,10 +120,5 @@ rule overview:
                 ],
             }
         ),
-        tables=" ".join(
-            keyed(f"--{flag}", paths) for flag, paths in overview_tables().items()
-        ),
-        impact=keyed("--impact", impact_outputs("tsv")),
     shell:
-        "hiremeornot overview --settings {params.settings:q} {params.tables} {params.impact}"
-        " --out {output:q} 2> {log:q}"
+        rule_line("overview")

@@ -63,17 +63,9 @@ rule intervention:
             },
             sort_keys=True,
         ),
+        base_results=lambda wc: f"results/{wc.contrast}{wc.model}",
         arm_results=arm_folder,
-        selections=lambda wc, input: (
-            f"--base-selections {shlex.quote(input.base_selections)}"
-            f" --arm-selections {shlex.quote(input.arm_selections)}"
-            if "base_selections" in input.keys()
-            else ""
-        ),
+        base_selections=input_or_nothing("base_selections"),
+        arm_selections=input_or_nothing("arm_selections"),
     shell:
-        "hiremeornot intervention --contrast {params.contrast:q} --settings {params.settings:q}"
-        " --model {wildcards.model} --arm {wildcards.arm}"
-        " --base-results results/{wildcards.contrast}{wildcards.model} --base-tables {input.base_tables:q}"
-        " --arm-results {params.arm_results:q} --arm-tables {input.arm_tables:q} {params.selections}"
-        " --out-md {output.md:q} --out-tsv {output.tsv:q} --out-rates {output.rates:q}"
-        " --out-flips {output.flips:q} --out-changed {output.changed:q} --out-png {output.png:q} 2> {log:q}"
+        rule_line("intervention")

@@ -21,9 +21,9 @@ rule validate_names:
         ),
         store_dir=config["store_dir"],
     shell:
-        "OMP_NUM_THREADS={threads} {params.command} validate-names --settings {params.settings:q}"
-        " --model {wildcards.model} --names {input.names:q}"
-        " --store-dir {params.store_dir:q} --out {output:q} 2> {log:q}"
+        rule_line(
+            "validate-names", program="OMP_NUM_THREADS={threads} {params.command}"
+        )
 
 
 rule name_validity:
@@ -41,7 +41,6 @@ rule name_validity:
         "../../envs/core.yaml"
     params:
         settings=settings({"drop_misperceived": config["names"]["drop_misperceived"]}),
-        tables=keyed("--tables", validity_tables()),
+        tables=keyed(validity_tables()),
     shell:
-        "hiremeornot name-validity --settings {params.settings:q} {params.tables}"
-        " --out {output:q} 2> {log:q}"
+        rule_line("name-validity")

@@ -21,10 +21,7 @@ rule model_metrics:
         contrast=contrast_json,
         settings=settings({"difference": config["report"]["difference"]}),
     shell:
-        "hiremeornot metrics --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
-        " --instances {input.instances:q} --step2 {input.step2:q}"
-        " --step3 {input.step3:q} --out-outcomes {output.outcomes:q}"
-        " --out-by-order {output.by_order:q} --out {output.metrics:q} 2> {log:q}"
+        rule_line("metrics")
 
 
 rule metrics_table:
@@ -43,7 +40,7 @@ rule metrics_table:
     params:
         sides=contrast_sides,
     shell:
-        "hiremeornot gather --inputs {input:q} --out {output:q} 2> {log:q}"
+        rule_line("gather")
 
 
 rule figures:
@@ -75,13 +72,10 @@ rule figures:
         contrast=contrast_json,
         settings=settings(REPORT),
         findings=lambda wc: keyed(
-            "--findings",
-            {model: f"results/{wc.contrast}{model}/findings.tsv" for model in MODELS},
+            {model: f"results/{wc.contrast}{model}/findings.tsv" for model in MODELS}
         ),
     shell:
-        "hiremeornot figures --contrast {params.contrast:q} --settings {params.settings:q}"
-        " --metrics {input.metrics:q} {params.findings} --fig3 {output.fig3:q}"
-        " --fig4 {output.fig4:q} --fig5 {output.fig5:q} 2> {log:q}"
+        rule_line("figures")
 
 
 rule model_statistics:
@@ -116,9 +110,7 @@ rule model_statistics:
         contrast=contrast_json,
         settings=settings(plan.analysis_settings(config)),
     shell:
-        "hiremeornot statistics --contrast {params.contrast:q} --settings {params.settings:q} --outcomes {input.outcomes:q}"
-        " --step3 {input.step3:q} --out-intervals {output.intervals:q}"
-        " --out-tests {output.tests:q} --out-position {output.position:q} 2> {log:q}"
+        rule_line("statistics")
 
 
 rule attribute_gaps:
@@ -147,9 +139,7 @@ rule attribute_gaps:
         contrast=contrast_json,
         settings=settings(REPORT),
     shell:
-        "hiremeornot attribute-gaps --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
-        " --granted {input.granted:q} --findings {input.findings:q} --out {output.table:q}"
-        " --out-png {output.png:q} 2> {log:q}"
+        rule_line("attribute-gaps")
 
 
 rule difference_table:
@@ -181,10 +171,7 @@ rule difference_table:
         contrast=contrast_json,
         settings=settings(REPORT),
     shell:
-        "hiremeornot difference --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
-        " --metrics {input.metrics:q} --intervals {input.intervals:q} --tests {input.tests:q}"
-        " --findings {input.findings:q} --out-tsv {output.tsv:q} --out-md {output.md:q}"
-        " --out-png {output.png:q} 2> {log:q}"
+        rule_line("difference")
 
 
 rule pooled_model:
@@ -209,9 +196,7 @@ rule pooled_model:
             {key: config["report"][key] for key in ("confidence", "alpha")}
         ),
     shell:
-        "hiremeornot pooled --contrast {params.contrast:q} --settings {params.settings:q}"
-        " --instances {input.instances:q} --step2 {input.step2:q} --step3 {input.step3:q}"
-        " --out {output:q} 2> {log:q}"
+        rule_line("pooled")
 
 
 rule answer_space:
@@ -229,7 +214,7 @@ rule answer_space:
     conda:
         "../../envs/core.yaml"
     shell:
-        "hiremeornot answer-space --tables {input:q} --out {output:q} 2> {log:q}"
+        rule_line("answer-space")
 
 
 # A model's verdicts and design facts as data (analysis/findings.py): what the summary and the
@@ -264,9 +249,7 @@ rule findings:
             sort_keys=True,
         ),
     shell:
-        "hiremeornot findings --contrast {params.contrast:q} --settings {params.settings:q}"
-        " --metrics {input.metrics:q} --tests {input.tests:q} --position {input.position:q}"
-        " --answer-space {input.answer_space:q} --out {output:q} 2> {log:q}"
+        rule_line("findings")
 
 
 rule summary:
@@ -287,19 +270,14 @@ rule summary:
     conda:
         "../../envs/core.yaml"
     params:
+        **keyed_params("summary", summary_tables),
         sides=contrast_sides,
         contrast=contrast_json,
         settings=settings(
             {"models": plan.without_resources(config["models"]), "report": REPORT}
         ),
-        tables=lambda wc: " ".join(
-            keyed(f"--{flag}", paths) for flag, paths in summary_tables(wc).items()
-        ),
-        perceived=lambda wc, input: option("--perceived", input.perceived),
     shell:
-        "hiremeornot summary --contrast {params.contrast:q} --settings {params.settings:q}"
-        " {params.tables} {params.perceived}"
-        " --manifest {input.manifest:q} --out {output:q} 2> {log:q}"
+        rule_line("summary")
 
 
 # The run's first page (writing/first_page.py): the findings of every contrast and model, read
@@ -323,6 +301,7 @@ rule first_page:
     conda:
         "../../envs/core.yaml"
     params:
+        **keyed_params("first-page", first_page_inputs()),
         settings=settings(
             {
                 "report": REPORT,
@@ -333,9 +312,5 @@ rule first_page:
                 ],
             }
         ),
-        tables=" ".join(
-            keyed(f"--{flag}", paths) for flag, paths in first_page_inputs().items()
-        ),
     shell:
-        "hiremeornot first-page --settings {params.settings:q} {params.tables}"
-        " --links {input.published:q} --out {output.html:q} --out-rst {output.rst:q} 2> {log:q}"
+        rule_line("first-page")

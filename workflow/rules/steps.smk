@@ -24,14 +24,9 @@ rule ask_model:
         ),
         step1=step1_tables,
         store_dir=config["store_dir"],
+        progress="logs/progress/{contrast}{model}/{step}-shard-{shard}.json",
     shell:
-        "OMP_NUM_THREADS={threads} {params.command} step --step {wildcards.step} --contrast {params.contrast:q}"
-        " --model {wildcards.model} --shard {wildcards.shard} --settings {params.settings:q}"
-        " --instances {input.instances:q} --attributes {input.attributes:q} {params.step1}"
-        " --store-dir {params.store_dir:q}"
-        " --out {output.tables:q} --record {output.record:q}"
-        " --progress logs/progress/{wildcards.contrast}{wildcards.model}/{wildcards.step}-shard-{wildcards.shard}.json"
-        " 2> {log:q}"
+        rule_line("step", program="OMP_NUM_THREADS={threads} {params.command}")
 
 
 # Every instance's Step-1 answers, joined by key once per model, for the attribute gaps.
@@ -49,8 +44,7 @@ rule granted:
     params:
         contrast=contrast_json,
     shell:
-        "hiremeornot granted --contrast {params.contrast:q} --instances {input.instances:q} --attributes {input.attributes:q}"
-        " --step1 {input.step1:q} --out {output:q} 2> {log:q}"
+        rule_line("granted")
 
 
 # Not part of `all`: ask for it before a paid run (docs/backends/openai.md, "Cost controls").
@@ -85,9 +79,7 @@ rule estimate:
         ),
         store_dir=config["store_dir"],
     shell:
-        "hiremeornot estimate --contrast {params.contrast:q} --settings {params.settings:q} --instances {input.instances:q}"
-        " --capacity {input.capacity:q} --attributes {input.attributes:q} --store-dir {params.store_dir:q}"
-        " --out-tsv {output.tsv:q} --out-md {output.md:q} 2> {log:q} && cat {output.md:q}"
+        rule_line("estimate") + " && cat {output.md:q}"
 
 
 if "" not in CONTRASTS:
@@ -107,17 +99,15 @@ if "" not in CONTRASTS:
         conda:
             "../../envs/core.yaml"
         params:
-            parts=" ".join(
-                keyed(
-                    f"--{ext}",
-                    {
+            **keyed_params(
+                "run-estimate",
+                {
+                    ext: {
                         c.label: f"results/{prefix}estimate.{ext}"
                         for prefix, c in CONTRASTS.items()
-                    },
-                )
-                for ext in ("tsv", "md")
+                    }
+                    for ext in ("tsv", "md")
+                },
             ),
         shell:
-            "hiremeornot run-estimate {params.parts}"
-            " --out-tsv {output.tsv:q} --out-md {output.md:q} 2> {log:q}"
-            " && cat {output.md:q}"
+            rule_line("run-estimate") + " && cat {output.md:q}"

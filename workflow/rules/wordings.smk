@@ -40,8 +40,4 @@ rule wording_robustness:
         contrast=contrast_json,
         settings=settings(REPORT),
     shell:
-        "hiremeornot wordings --contrast {params.contrast:q} --settings {params.settings:q} --model {wildcards.model}"
-        " --outcomes {input.outcomes:q} --intervals {input.intervals:q} --tests {input.tests:q}"
-        " --granted {input.granted:q} --findings {input.findings:q} --out-metrics {output.metrics:q}"
-        " --out-robustness {output.robustness:q} --out-flips {output.flips:q}"
-        " --out-png {output.png:q} 2> {log:q}"
+        rule_line("wordings")

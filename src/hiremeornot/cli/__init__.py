@@ -30,7 +30,7 @@ from hiremeornot.cli.commands import (
     STORE_COMMANDS,
     USER_COMMANDS,
 )
-from hiremeornot.cli.options import contrast_option
+from hiremeornot.cli.options import argparse_kwargs, contrast_option
 from hiremeornot.errors import InputError
 
 log = logging.getLogger("hiremeornot")
@@ -69,8 +69,8 @@ def _parser() -> argparse.ArgumentParser:
                 required=needed,
                 help="JSON {a: group, b: group, held: [...]}",
             )
-        for flags, kwargs in options:
-            command.add_argument(*flags, **kwargs)
+        for flags, declared in options:
+            command.add_argument(*flags, **argparse_kwargs(declared))
         command.set_defaults(module=module, function=f"cmd_{name.replace('-', '_')}")
     store = sub.add_parser(
         "store",

@@ -6,7 +6,7 @@ heavy."""
 from __future__ import annotations
 
 from hiremeornot.cli.jobs import JOB_ABOUT, JOB_COMMANDS
-from hiremeornot.cli.options import ONE, run_options
+from hiremeornot.cli.options import ONE, RULE, run_options
 
 # name: (module, takes --settings, takes --contrast, options); the store's are "store <name>"
 USER_TABLE = {
@@ -42,7 +42,7 @@ USER_TABLE = {
             *run_options("b"),
             (
                 ["--configfile"],
-                {"default": "config.yaml", "help": "report settings w/o --settings"},
+                {"default": "config.yaml", "help": "report settings w/o --settings", RULE: None},
             ),
             (["--out-md"], {**ONE, "help": "the comparison in words"}),
             (["--out-tsv"], {**ONE, "help": "the changes per occupation and pooled"}),

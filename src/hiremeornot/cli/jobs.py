@@ -3,24 +3,41 @@
 
 from __future__ import annotations
 
-from hiremeornot.cli.options import DESIGN, KEYED, MANY, ONE, PERCEIVED
+from hiremeornot.cli.options import (
+    DESIGN,
+    KEYED,
+    KEYED_REQUIRED,
+    MANY,
+    ONE,
+    PARAMS,
+    PERCEIVED,
+    RULE,
+    STORE_DIR,
+)
 from hiremeornot.tables_io import STEPS
 
-# name: (module, takes --settings, takes --contrast, options)
+# A selections table of a contrast of names, where the audit has one (an empty list otherwise).
+SELECTIONS = {"nargs": "?", "help": "selections.parquet (contrasts of names)", RULE: PARAMS}
+# name: (module, takes --settings, takes --contrast, options); each option's RULE entry says
+# where its rule finds the value, where not by its name (cli/rule_lines.py)
 JOB_COMMANDS = {
     "download-onet": ("inputs", True, False, [(["--out"], ONE)]),
-    "download-names": ("inputs", True, False, [(["--out"], ONE)]),
+    "download-names": ("inputs", True, False, [(["--out"], {**ONE, RULE: "{params.out:q}"})]),
     "attributes": (
         "inputs",
         True,
         False,
-        [(["--onet-dir"], ONE), (["--soc-codes"], MANY), (["--out"], ONE)],
+        [
+            (["--onet-dir"], ONE),
+            (["--soc-codes"], {**MANY, RULE: "{params.soc_codes:q}"}),
+            (["--out"], ONE),
+        ],
     ),
     "name-list": (
         "inputs",
         True,
         False,
-        [(["--data-root"], ONE), (["--out"], ONE)],
+        [(["--data-root"], {**ONE, RULE: "{params.data_root:q}"}), (["--out"], ONE)],
     ),
     "dataset": (
         "inputs",
@@ -32,7 +49,7 @@ JOB_COMMANDS = {
             (["--perceived"], PERCEIVED),
             (["--out-pairs"], ONE),
             (["--out-capacity"], ONE),
-            (["--out"], ONE),
+            (["--out"], {**ONE, RULE: "{output.instances:q}"}),
         ],
     ),
     "step": (
@@ -40,24 +57,39 @@ JOB_COMMANDS = {
         True,
         True,
         [
-            (["--step"], {"choices": STEPS, "required": True}),
+            (["--step"], {"choices": STEPS, "required": True, RULE: "{wildcards.step}"}),
             (["--model"], ONE),
-            (["--shard"], {"type": int, "required": True}),
+            (["--shard"], {"type": int, "required": True, RULE: "{wildcards.shard}"}),
             *DESIGN,
-            (["--step1"], {"nargs": "+"}),
-            (["--store-dir"], ONE),
-            (["--out"], {**MANY, "help": "<model>/<step>/<wording>/shard-<i>.parquet each"}),
-            (["--record"], ONE),
-            (["--progress"], {"help": "a file of the questions answered, for the terminal"}),
+            (["--step1"], {"nargs": "*", "help": "Steps 2-3: Step 1's tables", RULE: PARAMS}),
+            (["--store-dir"], STORE_DIR),
+            (
+                ["--out"],
+                {
+                    **MANY,
+                    "help": "<model>/<step>/<wording>/shard-<i>.parquet each",
+                    RULE: "{output.tables:q}",
+                },
+            ),
+            (["--record"], {**ONE, RULE: "{output.record:q}"}),
+            (
+                ["--progress"],
+                {"help": "a file of the questions answered, for the terminal", RULE: PARAMS},
+            ),
         ],
     ),
     "validate-names": (
         "asking",
         True,
         False,
-        [(["--model"], ONE), (["--names"], ONE), (["--store-dir"], ONE), (["--out"], ONE)],
+        [(["--model"], ONE), (["--names"], ONE), (["--store-dir"], STORE_DIR), (["--out"], ONE)],
     ),
-    "gather": ("tables", False, False, [(["--inputs"], MANY), (["--out"], ONE)]),
+    "gather": (
+        "tables",
+        False,
+        False,
+        [(["--inputs"], {**MANY, RULE: "{input:q}"}), (["--out"], ONE)],
+    ),
     "granted": ("analysis", False, True, [*DESIGN, (["--step1"], MANY), (["--out"], ONE)]),
     "metrics": (
         "analysis",
@@ -70,7 +102,7 @@ JOB_COMMANDS = {
             (["--step3"], MANY),
             (["--out-outcomes"], ONE),
             (["--out-by-order"], ONE),
-            (["--out"], ONE),
+            (["--out"], {**ONE, RULE: "{output.metrics:q}"}),
         ],
     ),
     "statistics": (
@@ -91,7 +123,12 @@ JOB_COMMANDS = {
         True,
         [(["--instances"], ONE), (["--step2"], MANY), (["--step3"], MANY), (["--out"], ONE)],
     ),
-    "answer-space": ("analysis", False, False, [(["--tables"], MANY), (["--out"], ONE)]),
+    "answer-space": (
+        "analysis",
+        False,
+        False,
+        [(["--tables"], {**MANY, RULE: "{input:q}"}), (["--out"], ONE)],
+    ),
     "findings": (
         "statistics",
         True,
@@ -122,10 +159,10 @@ JOB_COMMANDS = {
         True,
         [
             (["--metrics"], ONE),
-            (["--findings"], {**KEYED, "required": True, "help": "MODEL=its findings.tsv"}),
-            (["--fig3"], ONE),
-            (["--fig4"], ONE),
-            (["--fig5"], ONE),
+            (["--findings"], {**KEYED_REQUIRED, "help": "MODEL=its findings.tsv"}),
+            (["--out-fig3"], ONE),
+            (["--out-fig4"], ONE),
+            (["--out-fig5"], ONE),
         ],
     ),
     "attribute-gaps": (
@@ -136,7 +173,7 @@ JOB_COMMANDS = {
             (["--model"], ONE),
             (["--granted"], ONE),
             (["--findings"], ONE),
-            (["--out"], ONE),
+            (["--out"], {**ONE, RULE: "{output.table:q}"}),
             (["--out-png"], ONE),
         ],
     ),
@@ -177,11 +214,11 @@ JOB_COMMANDS = {
         True,
         True,
         [
-            (["--metrics"], {**KEYED, "required": True, "help": "MODEL=its metrics.tsv"}),
-            (["--tests"], {**KEYED, "required": True}),
-            (["--findings"], {**KEYED, "required": True}),
-            (["--answer-space"], {**KEYED, "required": True}),
-            (["--pooled"], {**KEYED, "required": True}),
+            (["--metrics"], {**KEYED_REQUIRED, "help": "MODEL=its metrics.tsv"}),
+            (["--tests"], {**KEYED_REQUIRED}),
+            (["--findings"], {**KEYED_REQUIRED}),
+            (["--answer-space"], {**KEYED_REQUIRED}),
+            (["--pooled"], {**KEYED_REQUIRED}),
             (["--manifest"], {"help": "results/manifest.json: adds the Run manifest section"}),
             (["--robustness"], {**KEYED, "help": "MODEL=its wordings/robustness.tsv"}),
             (["--flips"], {**KEYED, "help": "MODEL=its wordings/flips.tsv"}),
@@ -197,7 +234,7 @@ JOB_COMMANDS = {
         True,
         False,
         [
-            (["--tables"], {**KEYED, "required": True, "help": "MODEL=its names table"}),
+            (["--tables"], {**KEYED_REQUIRED, "help": "MODEL=its names table"}),
             (["--out"], ONE),
         ],
     ),
@@ -233,12 +270,19 @@ JOB_COMMANDS = {
         True,
         False,
         [
-            (["--findings"], {**KEYED, "required": True, "help": "<contrast><model>=its table"}),
-            (["--forest"], {**KEYED, "required": True, "help": "<contrast><model>=its figure"}),
+            (["--findings"], {**KEYED_REQUIRED, "help": "<contrast><model>=its table"}),
+            (["--forest"], {**KEYED_REQUIRED, "help": "<contrast><model>=its figure"}),
             (["--ll144"], {**KEYED, "help": "MODEL=its Local Law 144 CSV, where run"}),
             (["--interventions"], {**KEYED, "help": "<contrast><arm>=its figure, where run"}),
-            (["--links"], {**MANY, "help": "every published file, under results/"}),
-            (["--out"], ONE),
+            (
+                ["--links"],
+                {
+                    **MANY,
+                    "help": "every published file, under results/",
+                    RULE: "{input.published:q}",
+                },
+            ),
+            (["--out"], {**ONE, RULE: "{output.html:q}"}),
             (["--out-rst"], {"help": "the headlines for snakemake --report's first screen"}),
         ],
     ),
@@ -247,9 +291,9 @@ JOB_COMMANDS = {
         True,
         False,
         [
-            (["--metrics"], {**KEYED, "required": True, "help": "<contrast><model>=its table"}),
-            (["--tests"], {**KEYED, "required": True}),
-            (["--findings"], {**KEYED, "required": True}),
+            (["--metrics"], {**KEYED_REQUIRED, "help": "<contrast><model>=its table"}),
+            (["--tests"], {**KEYED_REQUIRED}),
+            (["--findings"], {**KEYED_REQUIRED}),
             (["--impact"], {**KEYED, "help": "MODEL=its impact ratios, where run"}),
             (["--out"], ONE),
         ],
@@ -262,7 +306,7 @@ JOB_COMMANDS = {
             (["--instances"], ONE),
             (["--capacity"], ONE),
             (["--attributes"], ONE),
-            (["--store-dir"], ONE),
+            (["--store-dir"], STORE_DIR),
             (["--out-tsv"], ONE),
             (["--out-md"], ONE),
         ],
@@ -272,8 +316,8 @@ JOB_COMMANDS = {
         False,
         False,
         [
-            (["--tsv"], {**KEYED, "required": True, "help": "CONTRAST LABEL=its estimate.tsv"}),
-            (["--md"], {**KEYED, "required": True, "help": "CONTRAST LABEL=its estimate.md"}),
+            (["--tsv"], {**KEYED_REQUIRED, "help": "CONTRAST LABEL=its estimate.tsv"}),
+            (["--md"], {**KEYED_REQUIRED, "help": "CONTRAST LABEL=its estimate.md"}),
             (["--out-tsv"], ONE),
             (["--out-md"], ONE),
         ],
@@ -286,8 +330,11 @@ JOB_COMMANDS = {
         [
             (["--model"], ONE),
             *DESIGN,
-            (["--audits"], {"type": int, "help": "default: report.calibration_audits"}),
-            (["--jobs"], {"type": int, "default": 1, "help": "processes running audits"}),
+            (["--audits"], {"type": int, "help": "default: report.calibration_audits", RULE: None}),
+            (
+                ["--jobs"],
+                {"type": int, "default": 1, "help": "processes running audits", RULE: "{threads}"},
+            ),
             (["--out-tsv"], ONE),
             (["--out-verdicts"], ONE),
             (["--out-md"], ONE),
@@ -299,13 +346,13 @@ JOB_COMMANDS = {
         True,
         True,
         [
-            (["--repo"], ONE),
-            (["--data-root"], ONE),
+            (["--repo"], {**ONE, RULE: PARAMS}),
+            (["--data-root"], {**ONE, RULE: PARAMS}),
             (["--onet-dir"], ONE),
             (["--inputs"], MANY),
             (["--dataset"], MANY),
             (["--tables"], MANY),
-            (["--store-dir"], ONE),
+            (["--store-dir"], STORE_DIR),
             (["--out"], ONE),
         ],
     ),
@@ -317,7 +364,7 @@ JOB_COMMANDS = {
             (["--manifest"], ONE),
             (["--tables"], MANY),
             *DESIGN,
-            (["--out-dir"], ONE),
+            (["--out-dir"], {**ONE, RULE: PARAMS}),
         ],
     ),
     "intervention": (
@@ -326,13 +373,13 @@ JOB_COMMANDS = {
         True,
         [
             (["--model"], {**ONE, "help": "the baseline's model"}),
-            (["--arm"], {**ONE, "help": "the intervention's id"}),
-            (["--base-results"], {**ONE, "help": "results/<contrast><model>"}),
+            (["--arm"], {**ONE, "help": "the intervention's id", RULE: "{wildcards.arm}"}),
+            (["--base-results"], {**ONE, "help": "results/<contrast><model>", RULE: PARAMS}),
             (["--base-tables"], MANY),
-            (["--arm-results"], {**ONE, "help": "results/<contrast><model>+<arm>"}),
+            (["--arm-results"], {**ONE, "help": "results/<contrast><model>+<arm>", RULE: PARAMS}),
             (["--arm-tables"], MANY),
-            (["--base-selections"], {"help": "selections.parquet (contrasts of names)"}),
-            (["--arm-selections"], {}),
+            (["--base-selections"], SELECTIONS),
+            (["--arm-selections"], SELECTIONS),
             (["--out-md"], ONE),
             (["--out-tsv"], ONE),
             (["--out-rates"], ONE),

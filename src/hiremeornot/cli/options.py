@@ -1,15 +1,27 @@
 """The building blocks of the CLI's option tables (cli/commands.py, cli/jobs.py): required
-paths, keyed paths, the contrast and the two runs of a comparison."""
+paths, keyed paths, the contrast and the two runs of a comparison, and where a workflow rule
+finds an option's value (cli/rule_lines.py)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
+# The key of an option's declaration that says where its rule finds the value (a Snakemake
+# placeholder; PARAMS: the rule's params of the option's name; None: no rule passes it). Not
+# argparse's: the parser leaves it out (argparse_kwargs).
+RULE = "rule"
+PARAMS = "params"
 ONE = {"required": True}
 MANY = {"nargs": "+", "required": True}
-PERCEIVED = {"nargs": "+", "help": "names.drop_misperceived: results/names/*.tsv"}
+PERCEIVED = {"nargs": "*", "help": "names.drop_misperceived: results/names/*.tsv"}
 DESIGN = [(["--instances"], ONE), (["--attributes"], ONE)]
+STORE_DIR = {**ONE, RULE: PARAMS}
+
+
+def argparse_kwargs(declared: dict) -> dict:
+    """An option's declaration without what only its rule reads."""
+    return {key: value for key, value in declared.items() if key != RULE}
 
 
 class KeyedPaths(argparse.Action):
@@ -27,7 +39,9 @@ class KeyedPaths(argparse.Action):
         setattr(namespace, self.dest, paths)
 
 
-KEYED = {"nargs": "+", "action": KeyedPaths, "metavar": "KEY=PATH"}
+# KEY=PATH items, none where a rule has none to give (e.g. no arm); at least one where required.
+KEYED = {"nargs": "*", "action": KeyedPaths, "metavar": "KEY=PATH"}
+KEYED_REQUIRED = {**KEYED, "nargs": "+", "required": True}
 
 
 def contrast_option(text: str):
@@ -42,9 +56,16 @@ def run_options(side: str) -> list:
     return [
         (
             [f"--{side}-model"],
-            {**ONE, "help": f"run {side.upper()}'s model, as the config names it"},
+            {
+                **ONE,
+                "help": f"run {side.upper()}'s model, as the config names it",
+                RULE: f"{{wildcards.{side}}}",
+            },
         ),
-        ([f"--{side}-results"], {"default": "results", "help": "holds <model>/"}),
+        (
+            [f"--{side}-results"],
+            {"default": "results", "help": "holds <model>/", RULE: "results/{wildcards.contrast}"},
+        ),
         ([f"--{side}-tables"], {"nargs": "+", "help": "its step tables (default: all)"}),
-        ([f"--{side}-label"], {"help": "its name in the report"}),
+        ([f"--{side}-label"], {"help": "its name in the report", RULE: None}),
     ]

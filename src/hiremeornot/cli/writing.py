@@ -41,9 +41,9 @@ def cmd_figures(args):
     label = "" if contrast.is_paper else f"contrast: {contrast.label}"
     found = {model: read_findings(path) for model, path in args.findings.items()}
     footer = headlines.figure_caveats(found, contrast, args.settings)
-    figures.metric_distribution(table, "confirmation", args.fig3, label, footer)
-    figures.metric_distribution(table, "consistency", args.fig4, label, footer)
-    figures.confirmation_vs_consistency(table, args.fig5, label, footer)
+    figures.metric_distribution(table, "confirmation", args.out_fig3, label, footer)
+    figures.metric_distribution(table, "consistency", args.out_fig4, label, footer)
+    figures.confirmation_vs_consistency(table, args.out_fig5, label, footer)
 
 
 def cmd_attribute_gaps(args):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -78,36 +81,65 @@ def onet_dir() -> Path:
     return ONET_DIR
 
 
+# The test files that take minutes, longest first (seconds measured in docs/testing.md): under
+# --dist loadfile they start first, so that no long file is left to start last on one worker
+# while the other idles. Every other file follows in collection order.
+LONGEST_FIRST = (
+    "test_vllm_cpu.py",
+    "test_intervention_workflow.py",
+    "test_calibration.py",
+    "test_slurm.py",
+    "test_every_setting_reaches_its_jobs.py",
+    "test_contrast_workflow.py",
+    "test_transformers_backend.py",
+    "test_audit_trail.py",
+    "test_workflow.py",
+    "test_reexecution.py",
+    "test_wording_workflow.py",
+    "test_validity_workflow.py",
+    "test_simulated_workflow.py",
+    "test_crash_resume.py",
+    "test_backends_workflow.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist's --dist loadfile (make test), the files of LONGEST_FIRST first, in
+    its order (each file runs in one worker, so its module fixtures are built once)."""
+    if config.getvalue("dist") != "loadfile":
+        return
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def pytest_xdist_make_scheduler(config, log):
-    """Under pytest-xdist's --dist loadfile (make test): each test file runs in one worker, so
-    its module fixtures are built once, and the files that read the shared tiny run (their text
-    names the fixture) run in the same one, so the run is made once."""
+    """Files handed to the workers in collection order (LONGEST_FIRST), not by their number of
+    tests."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
-    sharing = {
-        f"tests/{path.name}"
-        for path in Path(__file__).parent.glob("test_*.py")
-        if "tiny_run" in path.read_text(encoding="utf-8")
-    }
-
-    class SharedRunScheduling(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            scope = super()._split_scope(nodeid)
-            return "tiny_run" if scope in sharing else scope
-
-    return SharedRunScheduling(config, log)
+    config.option.loadscopereorder = False
+    return LoadFileScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory) -> Path:
-    """A finished run of the workflow on the tiny config (two models), shared read-only."""
+    """A finished run of the workflow on the tiny config (two models), shared read-only: made
+    once in a test session, by the first pytest-xdist worker that asks; the other waits for it."""
     from tests.helpers.workflow_runs import run_tiny
 
-    workdir = tmp_path_factory.mktemp("tiny-run")
-    finished = run_tiny(workdir)
-    (workdir / "snakemake.out").write_text(finished.stdout)  # what the terminal showed
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # every worker's base folder lies in it
+    workdir = shared / "tiny-run"
+    with (shared / "tiny-run.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (workdir / "snakemake.out").is_file():
+            shutil.rmtree(workdir, ignore_errors=True)  # what a failed attempt left
+            workdir.mkdir()
+            finished = run_tiny(workdir)
+            (workdir / "snakemake.out").write_text(finished.stdout)  # what the terminal showed
     return workdir
 
 

@@ -79,4 +79,3 @@ def test_every_rule_line_parses_with_every_declared_option(tmp_path):
             if value_of(flags[0], declared) is not None:
                 assert flags[0] in arguments, f"{command}: {flags[0]} missing"
     assert set(JOB_COMMANDS) <= seen, f"no rule ran {sorted(set(JOB_COMMANDS) - seen)}"
-

@@ -81,32 +81,32 @@ def onet_dir() -> Path:
     return ONET_DIR
 
 
-# The test files that take minutes, longest first (seconds measured in docs/testing.md): under
-# --dist loadfile they start first, so that no long file is left to start last on one worker
-# while the other idles. Every other file follows in collection order.
+# The test files that take a minute or more, longest first (seconds each took in CI at c50d4f2,
+# docs/testing.md): handed out first, so that no long file starts last on one worker while the
+# other idles. Every other file follows in collection order.
 LONGEST_FIRST = (
-    "test_vllm_cpu.py",
-    "test_intervention_workflow.py",
-    "test_calibration.py",
-    "test_slurm.py",
-    "test_every_setting_reaches_its_jobs.py",
-    "test_contrast_workflow.py",
-    "test_transformers_backend.py",
-    "test_audit_trail.py",
-    "test_workflow.py",
-    "test_reexecution.py",
-    "test_wording_workflow.py",
-    "test_validity_workflow.py",
-    "test_simulated_workflow.py",
-    "test_crash_resume.py",
-    "test_backends_workflow.py",
+    "test_vllm_cpu.py",  # 581
+    "test_transformers_backend.py",  # 259
+    "test_calibration.py",  # 208
+    "test_intervention_workflow.py",  # 187
+    "test_slurm.py",  # 154
+    "test_every_setting_reaches_its_jobs.py",  # 136
+    "test_audit_trail.py",  # 118, with the tiny run
+    "test_wording_workflow.py",  # 108
+    "test_reexecution.py",  # 101
+    "test_contrast_workflow.py",  # 98
+    "test_simulated_workflow.py",  # 92
+    "test_validity_workflow.py",  # 81
+    "test_openai_server.py",  # 78
+    "test_backends_workflow.py",  # 73
+    "test_workflow.py",  # 61
 )
 
 
 def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist's --dist loadfile (make test), the files of LONGEST_FIRST first, in
-    its order (each file runs in one worker, so its module fixtures are built once)."""
-    if config.getvalue("dist") != "loadfile":
+    """In a pytest-xdist worker (make test), the files of LONGEST_FIRST first, in its order:
+    the order the scheduler below hands files out in."""
+    if not hasattr(config, "workerinput"):
         return
     rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from hiremeornot.analysis import impact
+from hiremeornot.analysis import rate_changes
 from hiremeornot.analysis.compare import without_preamble
 from hiremeornot.analysis.interventions import outcome
 from hiremeornot.arms import arm_model, with_arms
@@ -192,13 +192,13 @@ def selections(selected_female: list[int], selected_male: list[int]) -> pd.DataF
 
 def test_paired_rate_changes_are_zero_for_the_same_answers_and_found_for_a_new_one():
     baseline = selections([1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 0, 0])
-    same = impact.paired_rate_changes(baseline, baseline, **PAIRED)
-    assert list(same.columns) == impact.RATE_CHANGE_COLUMNS
+    same = rate_changes.paired_rate_changes(baseline, baseline, **PAIRED)
+    assert list(same.columns) == rate_changes.RATE_CHANGE_COLUMNS
     assert list(same["occupation"]) == ["nurse", "nurse", "(all)", "(all)"]
     assert (same["rate_change"] == 0).all() and (same["rate_change_low"] == 0).all()
     assert (same["rate_change_high"] == 0).all() and (same["p_value"] == 1).all()
     arm = selections([1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 0, 0])  # the men now as the women
-    table = impact.paired_rate_changes(baseline, arm, **PAIRED)
+    table = rate_changes.paired_rate_changes(baseline, arm, **PAIRED)
     rows = table[table["occupation"] == "nurse"].set_index("group")
     assert rows.loc["male", "rate_a"] == pytest.approx(1 / 6)
     assert rows.loc["male", "rate_b"] == pytest.approx(4 / 6)
@@ -210,7 +210,7 @@ def test_paired_rate_changes_are_zero_for_the_same_answers_and_found_for_a_new_o
     # a draw of 5 of the 6 men misses the 3 who gained with probability 2^-5: p near 2 x 2^-5
     assert 0.02 < rows.loc["male", "p_value"] < 0.1
     with pytest.raises(ValueError, match="different names"):
-        impact.paired_rate_changes(
+        rate_changes.paired_rate_changes(
             baseline,
             arm.replace({"name": {"M0": "M9"}, "partner": {"M0": "M9"}}),
             **{**PAIRED, "n_resamples": 10},
@@ -221,7 +221,7 @@ def test_the_pooled_rows_pool_every_occupations_answers():
     nurse = selections([1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 0, 0])
     pilot = nurse.assign(occupation="pilot", selected=1 - nurse["selected"])
     both = pd.concat([nurse, pilot], ignore_index=True)
-    table = impact.paired_rate_changes(both, both, **{**PAIRED, "n_resamples": 50})
+    table = rate_changes.paired_rate_changes(both, both, **{**PAIRED, "n_resamples": 50})
     pooled = table[table["occupation"] == "(all)"].set_index("group")
     assert pooled.loc["female", "rate_a"] == pytest.approx(0.5)
     assert pooled.loc["female", "n_answers"] == 72

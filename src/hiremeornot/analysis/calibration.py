@@ -8,8 +8,8 @@ metrics.instance_outcomes, stats.reading_statistics (every reading of the differ
 bootstrap), impact.impact_ratios, the Local Law 144 rates and ratios over all occupations
 (ll144.ll144_rates), the pooled mixed-effects model (pooled.py; its verdict: "differs" where it
 flags an effect) and, against a second respondent on the same names, paired.paired_changes and
-impact.paired_rate_changes. Its intervals and verdicts are then set against the planted truth
-(truth.py), which never looks at the draws. No Snakemake run, no prompt text, no store; the
+rate_changes.paired_rate_changes. Its intervals and verdicts are then set against the planted
+truth (truth.py), which never looks at the draws. No Snakemake run, no prompt text, no store; the
 audits run in this process or on ``jobs`` worker processes, each from its own random stream.
 
 ``calibrate`` returns one row per audit, occupation and published interval (CHECK_COLUMNS) and
@@ -28,7 +28,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from hiremeornot.analysis import impact, ll144, metrics, paired, pooled, stats
+from hiremeornot.analysis import impact, ll144, metrics, paired, pooled, rate_changes, stats
 from hiremeornot.analysis.simulated_audit import AuditSimulator
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.analysis.truth import Design, planted_truth
@@ -191,7 +191,7 @@ def one_audit(
         compared = metrics.instance_outcomes(step2_b, step3_b, design.instances, design.sides)
         values = paired.paired_outcomes(outcomes, compared, report["difference"], design.sides)
         changes = paired.paired_changes(values, report, design.sides)
-        rates = impact.paired_rate_changes(
+        rates = rate_changes.paired_rate_changes(
             counted,
             impact.contrast_selections(step2_b, step3_b, design.instances, groups, design.sides),
             n_resamples=report["bootstrap_resamples"],

@@ -43,9 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from hiremeornot.analysis.bootstrap import random_stream, resample_counts, smallest_p
+from hiremeornot.analysis.bootstrap import random_stream, resample_counts
 from hiremeornot.analysis.metrics import q1_yes_probability
-from hiremeornot.analysis.stats import q_values
 from hiremeornot.design.contrasts import NEUTRAL_ROLES, Sides
 
 REQUIRED = ["occupation", "question", "name", "group", "selected"]
@@ -224,7 +223,7 @@ def _tally_of(table: pd.DataFrame, occupations: Collection[str]) -> Tally:
     return Tally(rates[RATE_COLUMNS], cells, table)
 
 
-def _counted(selections: pd.DataFrame | Tally) -> Tally:
+def as_tally(selections: pd.DataFrame | Tally) -> Tally:
     return selections if isinstance(selections, Tally) else tally(selections)
 
 
@@ -233,14 +232,14 @@ def selection_rates(selections: pd.DataFrame) -> pd.DataFrame:
     return tally(selections).rates
 
 
-def _ratios(rates: np.ndarray, rated: np.ndarray) -> np.ndarray:
+def ratios_of(rates: np.ndarray, rated: np.ndarray) -> np.ndarray:
     """Each ``rated`` column's rate over the highest rated rate of its row (last axis); NaN
     where that is 0, and in the columns not rated."""
     top = rates[..., rated].max(axis=-1, keepdims=True)
     return np.divide(rates, top, out=np.full_like(rates, np.nan), where=(top > 0) & rated)
 
 
-def _name_draws(
+def name_draws(
     cells: Cells, n_resamples: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, dict[str, int]]:
     """One crossed draw of every group's names per resample (n - 1 of each group's n, with
@@ -259,7 +258,7 @@ def _name_draws(
     return draws, {name: i for i, name in enumerate(names)} | {NOBODY: len(names)}
 
 
-def _rates_under(cells: Cells, draws: np.ndarray, column: dict[str, int]) -> np.ndarray:
+def rates_under(cells: Cells, draws: np.ndarray, column: dict[str, int]) -> np.ndarray:
     """Resamples x groups (sorted): each group's rate with every answer weighted by the draw
     counts of its name and its partner; NaN where a group keeps no answer.
 
@@ -283,24 +282,12 @@ def _rates_under(cells: Cells, draws: np.ndarray, column: dict[str, int]) -> np.
 
 
 def _resampled_rates(cells: Cells, n_resamples: int, seed: list[int]) -> np.ndarray:
-    """Bootstrap rates, resamples x groups (sorted), of the crossed name draws (_name_draws)."""
-    draws, column = _name_draws(cells, n_resamples, np.random.default_rng(seed))
-    return _rates_under(cells, draws, column)
+    """Bootstrap rates, resamples x groups (sorted), of the crossed name draws (name_draws)."""
+    draws, column = name_draws(cells, n_resamples, np.random.default_rng(seed))
+    return rates_under(cells, draws, column)
 
 
-def paired_resampled_rates(
-    first: Cells, second: Cells, n_resamples: int, seed: list[int]
-) -> tuple[np.ndarray, np.ndarray]:
-    """_resampled_rates of two runs' answers about the same people (a baseline and an arm),
-    both under the same draws of names, so that their difference is paired."""
-    people = [set(zip(c.group, c.name, strict=True)) for c in (first, second)]
-    if people[0] != people[1]:
-        raise ValueError("the two runs' selections are about different names or groups")
-    draws, column = _name_draws(first, n_resamples, np.random.default_rng(seed))
-    return _rates_under(first, draws, column), _rates_under(second, draws, column)
-
-
-def _percentiles(draws: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+def percentile_bounds(draws: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """Each column's percentile interval at ``confidence`` over its resamples, NaN left out
     (all NaN: NaN, as it should be). Columns without NaN, nearly all, are read at once (numpy's
     nanpercentile reads every column alone)."""
@@ -331,7 +318,7 @@ def impact_ratios(
     optional column of that name). The ``unrated`` (question, group) pairs keep their rates
     (and stay in every draw) but get no ratio and are never the reference. ``selections``
     may be their Tally, where the caller has one."""
-    counted = _counted(selections)
+    counted = as_tally(selections)
     table = counted.rates
     if table.empty:
         return pd.DataFrame(columns=COLUMNS)
@@ -346,12 +333,12 @@ def impact_ratios(
         stream = random_stream(seed, f"{occupation}|{question}")
         cells = counted.cells[(occupation, question)]
         resampled[:, at] = _resampled_rates(cells, n_resamples, stream)
-        resampled_ratios[:, at] = _ratios(resampled[:, at], rated[at])
-        ratios[at] = _ratios(rates[at], rated[at])
+        resampled_ratios[:, at] = ratios_of(resampled[:, at], rated[at])
+        ratios[at] = ratios_of(rates[at], rated[at])
         top = at[int(np.argmax(np.where(rated[at], rates[at], -1)))]  # ties: first in order
         reference[at], reference_names[at] = groups[top], names[top]
-    rate_low, rate_high = _percentiles(resampled, confidence)
-    ratio_low, ratio_high = _percentiles(resampled_ratios, confidence)
+    rate_low, rate_high = percentile_bounds(resampled, confidence)
+    ratio_low, ratio_high = percentile_bounds(resampled_ratios, confidence)
     return table.assign(
         rate_low=rate_low,
         rate_high=rate_high,
@@ -365,108 +352,3 @@ def impact_ratios(
         & (reference_names >= MIN_NAMES),
         paired_with=counted.paired_with(),
     )[COLUMNS]
-
-
-RATE_CHANGE_COLUMNS = [
-    *KEYS,
-    "n_names",
-    "n_answers",
-    "rate_a",
-    "rate_b",
-    "rate_change",
-    "rate_change_low",
-    "rate_change_high",
-    "ratio_a",
-    "ratio_b",
-    "ratio_change",
-    "ratio_change_low",
-    "ratio_change_high",
-    "p_value",
-    "q_value",
-    "significant",
-]
-
-
-def _percentile_p(draws: np.ndarray, floor: float) -> np.ndarray:
-    """Two-sided percentile-bootstrap p-values of no change (per column), never below
-    ``floor``: twice the share of draws on the far side of zero."""
-    with np.errstate(invalid="ignore"):
-        below = np.nanmean(draws <= 0, axis=0)
-        above = np.nanmean(draws >= 0, axis=0)
-    return np.clip(2 * np.minimum(below, above), floor, 1.0)
-
-
-def paired_rate_changes(
-    first: pd.DataFrame | Tally,
-    second: pd.DataFrame | Tally,
-    *,
-    n_resamples: int,
-    seed: int,
-    confidence: float,
-    alpha: float,
-    pooled_label: str,
-) -> pd.DataFrame:
-    """Per (occupation, question, group), then pooled over occupations (``pooled_label``): the
-    selection rate and impact ratio of two runs about the same people (A, a baseline; B, an
-    arm), and the change B - A of each with a percentile interval from one crossed name draw
-    applied to both runs (paired_resampled_rates). ``p_value`` tests no change in the rate (the
-    percentile bootstrap's, never below 1 / n_resamples nor the floor bootstrap.smallest_p sets
-    with the fewest names of a group); q-values are Benjamini-Hochberg across
-    occupations per question and group (the pooled rows are tests of their own). Either
-    selection table may be its Tally."""
-    tallies = (_counted(first), _counted(second))
-    pooled = tuple(pooled_tally(counted, pooled_label) for counted in tallies)
-    parts = [
-        _paired_changes(*runs, n_resamples=n_resamples, seed=seed, confidence=confidence)
-        for runs in (tallies, pooled)
-    ]
-    table = pd.concat(parts, ignore_index=True)  # each in order, the pooled rows last
-    if table.empty:
-        return pd.DataFrame(columns=RATE_CHANGE_COLUMNS)
-    each = table["occupation"] != pooled_label
-    table["q_value"] = table["p_value"]
-    table.loc[each, "q_value"] = (
-        table[each].groupby(["question", "group"])["p_value"].transform(q_values)
-    )
-    table["significant"] = table["q_value"] < alpha
-    return table[RATE_CHANGE_COLUMNS]
-
-
-def _paired_changes(
-    a: Tally, b: Tally, *, n_resamples: int, seed: int, confidence: float
-) -> pd.DataFrame:
-    """paired_rate_changes' rows of each (occupation, question) of ``a``, less the q-values."""
-    tallies = (a, b)
-    table, other = (counted.rates for counted in tallies)
-    if not table[KEYS].equals(other[KEYS]):
-        raise ValueError("the two runs' selections are about different names or groups")
-    rates = [table["rate"].to_numpy(), other["rate"].to_numpy()]
-    ratios = [np.full(len(table), np.nan) for _ in rates]
-    changes = {kind: np.full((n_resamples, len(table)), np.nan) for kind in ("rate", "ratio")}
-    floor = np.ones(len(table))
-    for (occupation, question), at in table.groupby(KEYS[:2], sort=False).indices.items():
-        stream = random_stream(seed, f"{occupation}|{question}|paired")
-        key = (occupation, question)
-        draws = paired_resampled_rates(*(t.cells[key] for t in tallies), n_resamples, stream)
-        rated = np.ones(len(at), dtype=bool)
-        changes["rate"][:, at] = draws[1] - draws[0]
-        changes["ratio"][:, at] = _ratios(draws[1], rated) - _ratios(draws[0], rated)
-        for run in range(2):
-            ratios[run][at] = _ratios(rates[run][at], rated)
-        fewest = int(table["n_names"].to_numpy()[at].min())
-        floor[at] = smallest_p(fewest, fewest)  # the floor the other tests set with as few
-    rate_low, rate_high = _percentiles(changes["rate"], confidence)
-    ratio_low, ratio_high = _percentiles(changes["ratio"], confidence)
-    return table.assign(
-        rate_a=rates[0],
-        rate_b=rates[1],
-        rate_change=rates[1] - rates[0],
-        rate_change_low=rate_low,
-        rate_change_high=rate_high,
-        ratio_a=ratios[0],
-        ratio_b=ratios[1],
-        ratio_change=ratios[1] - ratios[0],
-        ratio_change_low=ratio_low,
-        ratio_change_high=ratio_high,
-        p_value=_percentile_p(changes["rate"], np.maximum(1 / n_resamples, floor)),
-    )

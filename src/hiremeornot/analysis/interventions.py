@@ -10,10 +10,10 @@ because the arm's Step 1 granted other attributes is counted apart, as *changed 
 Per occupation and pooled over occupations, the change arm - baseline of Confirmation,
 Consistency and the difference is paired.paired_changes' (crossed name bootstrap of the
 per-instance differences, BH across occupations, the minimum detectable change at 80% power);
-the selection rates and impact ratios' changes are impact.paired_rate_changes'. Each row of the
-difference gets an ``outcome`` in words, from the change's test and the two arms' own verdicts
-on the gap (their tests.tsv per occupation; pooled, the same test on all instances at once):
-see OUTCOMES.
+the selection rates and impact ratios' changes are rate_changes.paired_rate_changes'. Each row
+of the difference gets an ``outcome`` in words, from the change's test and the two arms' own
+verdicts on the gap (their tests.tsv per occupation; pooled, the same test on all instances at
+once): see OUTCOMES.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hiremeornot.analysis import compare, impact
+from hiremeornot.analysis import compare, rate_changes
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED, occupation_statistics
 
 # What an instruction did to the gap (the difference), by the test of the change and the two
@@ -50,7 +50,7 @@ class Effect:
 
     comparison: compare.Comparison
     changes: pd.DataFrame  # paired.change_columns + baseline_verdict, arm_verdict, outcome
-    rates: pd.DataFrame  # impact.RATE_CHANGE_COLUMNS (empty without selections)
+    rates: pd.DataFrame  # rate_changes.RATE_CHANGE_COLUMNS (empty without selections)
 
 
 def pooled_gaps(run: compare.Run, settings: Mapping[str, Any]) -> pd.DataFrame:
@@ -111,9 +111,9 @@ def intervention_effect(
         name: pd.concat([tests[name][GAP_COLUMNS], pooled_gaps(run, settings)])
         for name, run in (("a", baseline), ("b", arm))
     }
-    rates = pd.DataFrame(columns=impact.RATE_CHANGE_COLUMNS)
+    rates = pd.DataFrame(columns=rate_changes.RATE_CHANGE_COLUMNS)
     if selections is not None:
-        rates = impact.paired_rate_changes(
+        rates = rate_changes.paired_rate_changes(
             *selections,
             n_resamples=settings["bootstrap_resamples"],
             seed=settings["seed"],

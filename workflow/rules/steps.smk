@@ -1,3 +1,7 @@
+# The model jobs: each step's questions asked of a model (one job per model, step and shard),
+# the Step-1 answers joined per model, and the cost estimate before a paid run.
+
+
 rule ask_model:
     input:
         unpack(step_inputs),

@@ -1,3 +1,6 @@
+# The record of a run: its manifest (what produced the numbers, from what) and the export of
+# every question and answer for a third party.
+
 from hiremeornot.provenance.manifest import recorded_config
 
 

@@ -174,7 +174,9 @@ MANIFEST = {
 def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
     counts = {"unknown": {"sex": 0, "race_ethnicity": 0, "intersectional": 0}}
     counts |= {"unscored": 0, "median": 0.65, "confounded": False}
-    text = ll144_markdown(rates, "m", MANIFEST, selections(), counts, 0.8, "2026-12-02")
+    text = ll144_markdown(
+        rates, "m", MANIFEST, selections(), counts, threshold=0.8, audit_date="2026-12-02"
+    )
     for phrase in [
         "No verdict",
         "Applicants of an unknown category: sex 0; race/ethnicity 0; intersectional",
@@ -192,10 +194,16 @@ def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
     ]:
         assert phrase in text, phrase
     one_order = ll144_markdown(
-        rates, "m", MANIFEST, selections(), counts | {"confounded": True}, 0.8, "2026-12-02"
+        rates,
+        "m",
+        MANIFEST,
+        selections(),
+        counts | {"confounded": True},
+        threshold=0.8,
+        audit_date="2026-12-02",
     )
     assert "**Only one listing order was run" in one_order
-    table = ll144_csv(rates, "m", MANIFEST, "2026-12-02")
+    table = ll144_csv(rates, "m", MANIFEST, audit_date="2026-12-02")
     assert list(table.columns) == CSV_COLUMNS
     assert set(table["data_type"]) == {"test data"}
     assert len(table) == len(rates)

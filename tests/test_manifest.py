@@ -98,7 +98,9 @@ def test_input_files_are_hashed_relative_to_the_data_root_with_their_source(tmp_
     elsewhere = tmp_path / "mine.tsv"
     elsewhere.write_text("x\n")
     files = [*manifest.onet_files(onet), names, table, elsewhere]
-    entries = manifest.input_entries(files, root, repo, manifest.read_sources())
+    entries = manifest.input_entries(
+        files, data_root=root, repo=repo, sources=manifest.read_sources()
+    )
     by_path = {entry["path"]: entry for entry in entries}
     assert len(entries) == len(manifest.ONET_FILES_READ) + 3
     assert by_path["onet/db_29_3_text/Skills.txt"]["source"] == "onet"
@@ -110,7 +112,7 @@ def test_input_files_are_hashed_relative_to_the_data_root_with_their_source(tmp_
     for entry in entries:
         assert entry["sha256"] == sha(Path(entry["file"]))
     with pytest.raises(InputError, match="not found"):
-        manifest.input_entries([root / "missing"], root, repo, [])
+        manifest.input_entries([root / "missing"], data_root=root, repo=repo, sources=[])
 
 
 def test_each_source_states_its_licence_and_pins_the_commit_the_config_downloads():
@@ -144,7 +146,9 @@ def test_a_job_record_travels_in_its_tables_metadata(tmp_path):
     table = pd.DataFrame({"prompt": ["a", "b"], "choices": [("Yes", "No")] * 2})
     write_table(table, path)
     assert read_job_record(path) is None
-    record = manifest.job_record("m", "step2", 0, summary(), "2026-01-01T00:00:00Z", "later", {})
+    record = manifest.job_record(
+        "m", "step2", 0, summary(), started="2026-01-01T00:00:00Z", finished="later", identity={}
+    )
     stamp_table(path, record)
     assert read_job_record(path) == json.loads(json.dumps(record))
     assert record["environment"]["packages"]["pandas"] == pd.__version__
@@ -235,7 +239,9 @@ def fake_run(tmp_path: Path) -> dict:
     for step, shards in (("step1", 1), ("step2", 2)):
         for shard in range(shards):
             started = f"2026-01-0{shard + 1}T00:00:00Z"
-            record = manifest.job_record("m", step, shard, summary(), started, "later", {})
+            record = manifest.job_record(
+                "m", step, shard, summary(), started=started, finished="later", identity={}
+            )
             for wording in ("paper", "plain"):
                 path = results / "m" / step / wording / f"shard-{shard}.parquet"
                 write_table(pd.DataFrame({"prompt": ["a", "b", "c"]}), path)

@@ -433,7 +433,7 @@ def test_attribute_gaps_hand_computed():
 def test_resample_counts_are_a_multinomial_with_equal_probabilities():
     """Each row counts ``draws`` uniform picks of ``levels`` levels: the multinomial's mean
     draws / k, variance draws (k - 1) / k^2 and covariance -draws / k^2."""
-    counts = resample_counts(np.random.default_rng(0), 4, 3, 100_000)
+    counts = resample_counts(np.random.default_rng(0), levels=4, draws=3, resamples=100_000)
     assert counts.shape == (100_000, 4) and (counts.sum(axis=1) == 3).all()
     assert counts.mean(axis=0) == pytest.approx([0.75] * 4, abs=0.01)
     covariance = np.cov(counts.T)

@@ -200,7 +200,9 @@ def _cell_bootstrap(
     for factor in factors:
         codes[factor], uniques = pd.factorize(levels[factor])
         counted[factor] = len(uniques)
-        draws = resample_counts(rng, counted[factor], counted[factor], n_resamples)
+        draws = resample_counts(
+            rng, levels=counted[factor], draws=counted[factor], resamples=n_resamples
+        )
         weights *= draws[:, codes[factor]]
     totals = weights @ counts
     kept = totals > 0
@@ -216,7 +218,7 @@ def _cell_bootstrap(
 
 
 def resample_counts(
-    rng: np.random.Generator, levels: int, draws: int, resamples: int
+    rng: np.random.Generator, *, levels: int, draws: int, resamples: int
 ) -> np.ndarray:
     """How often each of ``levels`` levels is drawn in ``draws`` draws with replacement, for
     each of ``resamples`` resamples (resamples x levels): a multinomial with equal

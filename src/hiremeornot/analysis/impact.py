@@ -254,7 +254,9 @@ def name_draws(
     for group in np.unique(groups):
         members = np.flatnonzero(groups == group)
         drawn = len(members) - 1 if len(members) > 2 else len(members)
-        draws[:, members] = resample_counts(rng, len(members), drawn, n_resamples)
+        draws[:, members] = resample_counts(
+            rng, levels=len(members), draws=drawn, resamples=n_resamples
+        )
     return draws, {name: i for i, name in enumerate(names)} | {NOBODY: len(names)}
 
 

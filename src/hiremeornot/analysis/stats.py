@@ -121,7 +121,7 @@ def equivalence_p_value(
     return float(min(1.0, max(p, floor / 2)))
 
 
-def verdict(significant: bool, equivalent: bool, one_order: bool) -> str:
+def verdict(*, significant: bool, equivalent: bool, one_order: bool) -> str:
     """differs, equivalent or inconclusive; with one listing order, confounded with position.
 
     Equivalence wins over significance: a difference shown to lie within the margin is one the
@@ -250,7 +250,7 @@ def _reading_tables(
     table["q_equivalence"] = q_values(table["p_equivalence"])
     table["equivalent"] = table["q_equivalence"] < alpha
     table["verdict"] = [
-        verdict(s, e, one_order[o])
+        verdict(significant=s, equivalent=e, one_order=one_order[o])
         for s, e, o in zip(
             table["significant"], table["equivalent"], table["occupation"], strict=True
         )

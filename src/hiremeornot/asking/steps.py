@@ -123,6 +123,7 @@ def build_questions(
 
 
 def write_granted(
+    *,
     instances: str | Path,
     attributes: str | Path,
     step1: Sequence[str | Path],

@@ -191,6 +191,7 @@ def check_recorded_settings(path: Path, identity: Mapping[str, Any], unrecorded:
 def rebuild(
     store_dir: str | Path,
     model: str,
+    *,
     results: str | Path,
     config: dict[str, Any],
     unrecorded: bool = False,

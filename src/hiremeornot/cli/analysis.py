@@ -18,7 +18,13 @@ log = logging.getLogger("hiremeornot")
 
 
 def cmd_granted(args):
-    write_granted(args.instances, args.attributes, args.step1, args.out, args.contrast.sides)
+    write_granted(
+        instances=args.instances,
+        attributes=args.attributes,
+        step1=args.step1,
+        out=args.out,
+        sides=args.contrast.sides,
+    )
 
 
 def cmd_metrics(args):

@@ -46,9 +46,9 @@ def cmd_step(args):
         args.step,
         args.shard,
         summary,
-        started,
-        manifest.now(),
-        model_identity(settings["model"]),
+        started=started,
+        finished=manifest.now(),
+        identity=model_identity(settings["model"]),
     )
     for path in args.out:  # the run manifest reads each job's record from its tables
         stamp_table(path, record)

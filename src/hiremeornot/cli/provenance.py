@@ -63,9 +63,9 @@ def cmd_drift(args):
         args.store_dir or config["store_dir"],
         args.model,
         model_settings,
-        args.sample,
-        args.seed,
-        lambda: load_backend(model_settings["backend"], model_settings, state_dir=state_dir),
+        size=args.sample,
+        seed=args.seed,
+        load=lambda: load_backend(model_settings["backend"], model_settings, state_dir=state_dir),
     )
     write_table(result.table, args.out_tsv)
     write_markdown(drift_markdown(result), args.out_md)

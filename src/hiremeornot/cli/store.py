@@ -28,4 +28,10 @@ def cmd_store_compact(args):
 
 def cmd_store_rebuild(args):
     config = load_with_arms(args.configfile)
-    store_maintenance.rebuild(args.store_dir, args.model, args.results, config, args.unrecorded)
+    store_maintenance.rebuild(
+        args.store_dir,
+        args.model,
+        results=args.results,
+        config=config,
+        unrecorded=args.unrecorded,
+    )

@@ -69,7 +69,7 @@ def cmd_difference(args):
     contrast = args.contrast
     caveats = differences.design_caveats(findings, settings, contrast)
     differences.write_difference_table(
-        table, args.model, settings, caveats, args.out_tsv, args.out_md, contrast
+        table, args.model, settings, caveats, tsv=args.out_tsv, md=args.out_md, contrast=contrast
     )
     figures.difference_forest(
         differences.forest_points(intervals, tests),
@@ -194,9 +194,15 @@ def cmd_ll144(args):
     }
     record = manifest.read_json(args.manifest)
     today = datetime.date.today().isoformat()
-    write_table(ll144_csv(rates, args.model, record, today), args.out_csv)
+    write_table(ll144_csv(rates, args.model, record, audit_date=today), args.out_csv)
     text = ll144_markdown(
-        rates, args.model, record, selections, counts, settings["impact_threshold"], today
+        rates,
+        args.model,
+        record,
+        selections,
+        counts,
+        threshold=settings["impact_threshold"],
+        audit_date=today,
     )
     write_markdown(text, args.out_md)
 

@@ -94,7 +94,7 @@ def current_answers(
     return len(table), current.sort_values("key", ignore_index=True)
 
 
-def sample(current: pd.DataFrame, size: int, seed: int) -> pd.DataFrame:
+def sample(current: pd.DataFrame, *, size: int, seed: int) -> pd.DataFrame:
     """A seeded sample of ``size`` stored answers (all, if fewer), in key order."""
     if size < 1:
         raise InputError(f"--sample: {size}; ask at least one question")
@@ -155,6 +155,7 @@ def check_drift(
     store_dir: str | Path,
     model: str,
     settings: Mapping[str, Any],
+    *,
     size: int,
     seed: int,
     load: Callable[[], Backend],
@@ -162,7 +163,7 @@ def check_drift(
     """Re-ask a seeded sample of ``model``'s stored questions (``settings``: its validated
     settings) of the backend ``load`` builds; the store is only read."""
     stored, current = current_answers(store_dir, model, settings)
-    chosen = sample(current, size, seed)
+    chosen = sample(current, size=size, seed=seed)
     requests = [Request(p, c) for p, c in zip(chosen["prompt"], chosen["choices"], strict=True)]
     log.info("%s: asking %d of %d stored questions again", model, len(requests), len(current))
     responses = ask_again(requests, load())

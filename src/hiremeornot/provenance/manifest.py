@@ -70,6 +70,7 @@ def job_record(
     step: str,
     shard: int,
     summary: Any,
+    *,
     started: str,
     finished: str,
     identity: Mapping[str, Any],
@@ -181,6 +182,7 @@ def _relative(path: Path, root: Path) -> str | None:
 
 def input_entries(
     files: Iterable[str | Path],
+    *,
     data_root: str | Path,
     repo: str | Path,
     sources: list[dict[str, str]],
@@ -333,7 +335,7 @@ def build_manifest(
     table, each with the record of the job that wrote it (stamp_table).
     """
     sources = read_sources()
-    input_list = input_entries(inputs, data_root, repo, sources)
+    input_list = input_entries(inputs, data_root=data_root, repo=repo, sources=sources)
     used = {entry["source"] for entry in input_list}
     step_tables, jobs = _step_tables(tables)
     models = {

@@ -169,6 +169,7 @@ def write_difference_table(
     model: str,
     settings: dict,
     caveats: list[str],
+    *,
     tsv: str,
     md: str,
     contrast: Contrast,

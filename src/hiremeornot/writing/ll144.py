@@ -65,7 +65,7 @@ def data_dates(manifest: dict) -> tuple[str, str]:
     return run["started"], run["finished"]
 
 
-def ll144_csv(rates: pd.DataFrame, model: str, manifest: dict, audit_date: str) -> pd.DataFrame:
+def ll144_csv(rates: pd.DataFrame, model: str, manifest: dict, *, audit_date: str) -> pd.DataFrame:
     """The rates table in the fields published bias audits record (CSV_COLUMNS)."""
     start, end = data_dates(manifest)
     return pd.DataFrame(
@@ -129,7 +129,7 @@ def _category_table(rows: pd.DataFrame, measure: str) -> str:
 
 
 def _data_section(
-    manifest: dict, model: str, selections: pd.DataFrame, audit_date: str
+    manifest: dict, model: str, selections: pd.DataFrame, *, audit_date: str
 ) -> list[str]:
     config = manifest["config"]
     start, end = data_dates(manifest)
@@ -177,6 +177,7 @@ def ll144_markdown(
     manifest: dict,
     selections: pd.DataFrame,
     counts: dict,
+    *,
     threshold: float,
     audit_date: str,
 ) -> str:
@@ -235,7 +236,7 @@ def ll144_markdown(
                     _category_table(rows, measure),
                     "",
                 ]
-    lines += _data_section(manifest, model, selections, audit_date)
+    lines += _data_section(manifest, model, selections, audit_date=audit_date)
     lines += _four_fifths(rates, threshold, confounded=counts["confounded"])
     return "\n".join(lines)
 

@@ -81,25 +81,26 @@ def onet_dir() -> Path:
     return ONET_DIR
 
 
-# The test files that take a minute or more, longest first (seconds each took in CI at c50d4f2,
+# The test files that take a minute or more, longest first (seconds each took in CI at ba20854,
 # docs/testing.md): handed out first, so that no long file starts last on one worker while the
-# other idles. Every other file follows in collection order.
+# other idles. Every other file follows in collection order. The first file to ask for the tiny
+# run (the vLLM file, since it reads its transformers answers) makes it, about 110 s more.
 LONGEST_FIRST = (
-    "test_vllm_cpu.py",  # 581
-    "test_transformers_backend.py",  # 259
-    "test_calibration.py",  # 208
-    "test_intervention_workflow.py",  # 187
-    "test_slurm.py",  # 154
-    "test_every_setting_reaches_its_jobs.py",  # 136
-    "test_audit_trail.py",  # 118, with the tiny run
-    "test_wording_workflow.py",  # 108
-    "test_reexecution.py",  # 101
-    "test_contrast_workflow.py",  # 98
+    "test_vllm_cpu.py",  # 536
+    "test_slurm.py",  # 169 (278 with the tiny run)
+    "test_transformers_backend.py",  # 252
+    "test_intervention_workflow.py",  # 245
+    "test_calibration.py",  # 189
+    "test_reexecution.py",  # 130
+    "test_every_setting_reaches_its_jobs.py",  # 118
+    "test_contrast_workflow.py",  # 117
+    "test_wording_workflow.py",  # 115
     "test_simulated_workflow.py",  # 92
-    "test_validity_workflow.py",  # 81
-    "test_openai_server.py",  # 78
-    "test_backends_workflow.py",  # 73
-    "test_workflow.py",  # 61
+    "test_openai_server.py",  # 72
+    "test_validity_workflow.py",  # 70
+    "test_crash_resume.py",  # 60
+    "test_workflow.py",  # 54
+    "test_backends_workflow.py",  # 52
 )
 
 

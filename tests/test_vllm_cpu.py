@@ -3,7 +3,9 @@ creates) runs the embedded SmolLM2 through the workflow, and its greedy answers 
 transformers backend's.
 
 Both backends ask the same questions (2 occupations, 2 pairs, both orders; Steps 2 and 3 read
-each model's own Step 1, so their prompts match only where Step 1 agreed). Two CPU workers
+each model's own Step 1, so their prompts match only where Step 1 agreed): the transformers
+backend's answers are the shared tiny run's (tests/conftest.py), vLLM's model runs the same
+design's step jobs here. Two CPU workers
 answer as one: a tiny model built here, split in two by tensor parallelism and in two pipeline
 stages, answers as it does in one worker. Those layouts answer the workflow's questions of
 every step (vLLM's tables) in one engine start each (tests/helpers/vllm_answers.py): a workflow
@@ -36,7 +38,7 @@ from tests.conftest import REPO, needs_data
 from tests.helpers.servers import ALIAS, vllm_server
 from tests.helpers.tiny_models import tiny_llama_chat
 from tests.helpers.vllm_answers import answer_in_one_start
-from tests.helpers.workflow_runs import EMBEDDED, TINY, run_tiny, step_table
+from tests.helpers.workflow_runs import EMBEDDED, MODEL, TINY, run_tiny, step_table
 
 VLLM_VENV = REPO / ".venv-vllm"
 # make setup-vllm leaves this mark once `import vllm` has worked there (a file test: collecting
@@ -72,7 +74,9 @@ TINY_VLLM = {**VLLM_CPU, "max_model_len": 512, "gpu_memory_utilization": 0.1}
 TENSOR = {**TINY_VLLM, "tensor_parallel_size": 2, "gpus": 2, "threads": 2}
 PIPELINE = {**TINY_VLLM, "pipeline_parallel_size": 2, "gpus": 2, "threads": 2}
 PIPELINE["enforce_eager"] = False
-CONFIG = {**TINY, "models": {"tf": {**EMBEDDED, "threads": 1}, "vl": VLLM_CPU}}
+# vLLM's model on the shared tiny run's design; that run's MODEL is the transformers backend on
+# the same embedded model and settings (a shard size apart, which changes no answer).
+CONFIG = {**TINY, "models": {"vl": VLLM_CPU}}
 # The layouts that answer the workflow's questions in one start each.
 LAYOUTS = {"vt": TINY_VLLM, "vt2": TENSOR, "vtp": PIPELINE}
 STEPS = ("step1", "step2", "step3")
@@ -90,14 +94,12 @@ def tiny_model_corpus() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def both_runs(tmp_path_factory):
+def vllm_run(tmp_path_factory):
+    """The results folder of vLLM's one-worker model's step jobs on the tiny design."""
     workdir = tmp_path_factory.mktemp("vllm-cpu")
-    targets = [
-        f"results/{model}/{step}/paper/shard-0.parquet"
-        for model in CONFIG["models"]
-        for step in STEPS
-    ]
-    run_tiny(workdir, *targets, config=CONFIG)
+    run_tiny(
+        workdir, *[f"results/vl/{step}/paper/shard-0.parquet" for step in STEPS], config=CONFIG
+    )
     return workdir / "results"
 
 
@@ -118,8 +120,8 @@ def answers(results, model: str, step: str) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("step", STEPS)
-def test_vllm_answers_as_transformers_does(both_runs, step):
-    tf, vl = answers(both_runs, "tf", step), answers(both_runs, "vl", step)
+def test_vllm_answers_as_transformers_does(tiny_run, vllm_run, step):
+    tf, vl = answers(tiny_run / "results", MODEL, step), answers(vllm_run, "vl", step)
     shared = tf.index.intersection(vl.index)
     # Step 1 is the same questions; Steps 2-3 share every prompt when Step 1 agreed everywhere
     assert len(shared) == len(tf) == len(vl), (len(shared), len(tf), len(vl))
@@ -131,13 +133,13 @@ def test_vllm_answers_as_transformers_does(both_runs, step):
 
 
 @pytest.fixture(scope="module")
-def layouts(both_runs, tmp_path_factory) -> dict[str, dict[str, pd.DataFrame]]:
+def layouts(vllm_run, tmp_path_factory) -> dict[str, dict[str, pd.DataFrame]]:
     """Each step's prompts, answers and log-probabilities (in the choices' order) of each of
     LAYOUTS of the tiny model, asked the questions vLLM's one-worker model answered in the
     workflow, in one engine start each."""
     folder = tmp_path_factory.mktemp("vllm-layouts")
     tiny = tiny_llama_chat(folder / "tiny-llama", tiny_model_corpus(), hidden_size=128)
-    tables = {step: by_prompt(both_runs, "vl", step) for step in STEPS}
+    tables = {step: by_prompt(vllm_run, "vl", step) for step in STEPS}
     asked = pd.concat([table.assign(step=step) for step, table in tables.items()])
     requests = [Request(row.prompt, tuple(row.choices)) for row in asked.itertuples()]
     answered = {}
@@ -174,10 +176,10 @@ def served(tmp_path_factory) -> Iterator[str]:
         yield base_url
 
 
-def served_answers(both_runs, served, constraint, monkeypatch):
+def served_answers(vllm_run, served, constraint, monkeypatch):
     """The offline engine's Step-1 table, and the openai backend's answers to the same
     questions through vLLM's server under ``constraint``."""
-    offline = by_prompt(both_runs, "vl", "step1")
+    offline = by_prompt(vllm_run, "vl", "step1")
     monkeypatch.setenv(KEY_ENV, "sk-unused-by-vllm-serve")
     settings = {"backend": "openai", "model": ALIAS, "base_url": served, "api_key_env": KEY_ENV}
     backend = load_backend("openai", model_settings({**settings, "constraint": constraint}))
@@ -186,11 +188,11 @@ def served_answers(both_runs, served, constraint, monkeypatch):
 
 
 def test_vllms_server_under_structured_outputs_answers_as_the_offline_engine(
-    both_runs, served, monkeypatch
+    vllm_run, served, monkeypatch
 ):
     """The same engine, constraint and chat template behind the OpenAI protocol: the same
     answers, and the same log-probabilities."""
-    offline, responses = served_answers(both_runs, served, "structured_outputs", monkeypatch)
+    offline, responses = served_answers(vllm_run, served, "structured_outputs", monkeypatch)
     assert [r.answer for r in responses] == offline["answer"].tolist()
     logprobs = np.array([r.logprobs for r in responses])
     assert np.allclose(logprobs, offline[["logprob_yes", "logprob_no"]], atol=TOLERANCE)
@@ -200,12 +202,12 @@ def test_vllms_server_under_structured_outputs_answers_as_the_offline_engine(
 
 
 def test_vllms_server_under_json_schema_answers_within_the_answer_space(
-    both_runs, served, monkeypatch
+    vllm_run, served, monkeypatch
 ):
     """Under json_schema the model writes a JSON object ({"answer": ...}) around its answer, so
     it answers after other tokens than the offline engine's: answers may differ (docs say how
     often), but every one is a choice, with its log-probability."""
-    offline, responses = served_answers(both_runs, served, "json_schema", monkeypatch)
+    offline, responses = served_answers(vllm_run, served, "json_schema", monkeypatch)
     for response, choices in zip(responses, offline["choices"], strict=True):
         assert response.answer in choices
         assert not math.isnan(response.logprobs[list(choices).index(response.answer)])

@@ -67,8 +67,8 @@ lint: setup-test
 	snakefmt --check Snakefile workflow
 	snakemake --lint
 
-# Two workers, each test file on one, and the files that share the tiny run on the same one
-# (tests/conftest.py; docs/testing.md has the measured times).
+# Two workers, each test file on one, the longest files first (tests/conftest.py; docs/testing.md
+# has the measured times).
 test: lint setup-vllm
 	python -m pytest -n 2 --dist loadfile -v -rs --durations=15
 

@@ -11,6 +11,11 @@ from hiremeornot.cli.commands import COMMANDS
 from hiremeornot.cli.options import KEYED, PARAMS, RULE
 
 
+def is_keyed(declared: dict) -> bool:
+    """Whether an option takes ``KEY=PATH`` items (KEYED)."""
+    return declared.get("action") is KEYED["action"]
+
+
 def value_of(flag: str, declared: dict) -> str | None:
     """The placeholder of ``flag``'s value in its rule's shell line: as the declaration's RULE
     entry says where it has one; else ``--out`` is the rule's only output, ``--out-X`` its
@@ -20,7 +25,7 @@ def value_of(flag: str, declared: dict) -> str | None:
     where = declared.get(RULE, "")
     if where is None or where not in ("", PARAMS):
         return where
-    if where == PARAMS or declared.get("action") is KEYED["action"]:
+    if where == PARAMS or is_keyed(declared):
         return f"{{params.{name}:q}}"
     if name == "out":
         return "{output:q}"
@@ -34,11 +39,7 @@ def value_of(flag: str, declared: dict) -> str | None:
 def keyed_options(command: str) -> list[str]:
     """The names of ``command``'s keyed options (``KEY=PATH`` items), without their dashes."""
     options = COMMANDS[command][3]
-    return [
-        flags[0].removeprefix("--")
-        for flags, declared in options
-        if declared.get("action") is KEYED["action"]
-    ]
+    return [flags[0].removeprefix("--") for flags, declared in options if is_keyed(declared)]
 
 
 def rule_line(command: str, program: str = "hiremeornot") -> str:

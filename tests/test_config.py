@@ -5,7 +5,7 @@ import importlib.resources
 import pytest
 import yaml
 
-from hiremeornot import plan
+from hiremeornot import checks, plan
 from hiremeornot.asking import backends
 from hiremeornot.asking.backends import model_identity
 from hiremeornot.asking.backends.base import BackendSettings
@@ -14,6 +14,7 @@ from hiremeornot.asking.backends.openai import OpenAISettings
 from hiremeornot.asking.backends.simulated import SimulatedSettings
 from hiremeornot.asking.backends.transformers_backend import TransformersSettings
 from hiremeornot.asking.backends.vllm_backend import VLLMSettings
+from hiremeornot.checks import check_config
 from hiremeornot.config import (
     ROLES,
     load_config,
@@ -25,7 +26,7 @@ from hiremeornot.config import (
     validate_config,
 )
 from hiremeornot.errors import InputError
-from hiremeornot.plan import check_config, conda_env, step_settings
+from hiremeornot.plan import conda_env, step_settings
 from tests.conftest import REPO, SHARED_DATA, needs_data
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -274,17 +275,17 @@ def test_a_key_twice_in_a_config_file_is_refused_with_its_lines(tmp_path):
     with pytest.raises(InputError, match=expected):
         load_config(path)
     with pytest.raises(InputError, match=expected):
-        plan.check_config_files([path], [])
+        checks.check_config_files([path], [])
     path.write_text("models:\n  m: {backend: simulated, model: a, model: b}\n")  # nested too
     with pytest.raises(InputError, match=r":2: the key 'model' is given twice"):
-        plan.check_config_files([path], [])
+        checks.check_config_files([path], [])
 
 
 def test_repeated_config_flags_are_warned_about(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text("names:\n  pairs: 3\n")
-    assert plan.check_config_files([path], ["--config", "a=1", "b=2"]) == []
-    (warning,) = plan.check_config_files([path], ["--config", "a=1", "-C", "b=2"])
+    assert checks.check_config_files([path], ["--config", "a=1", "b=2"]) == []
+    (warning,) = checks.check_config_files([path], ["--config", "a=1", "-C", "b=2"])
     assert warning.startswith("--config is given 2 times: Snakemake keeps only the last")
 
 

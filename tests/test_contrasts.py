@@ -5,6 +5,7 @@ import copy
 import pandas as pd
 import pytest
 
+from hiremeornot.checks import check_config
 from hiremeornot.config import validate_config
 from hiremeornot.design.contrasts import (
     GENDER,
@@ -17,7 +18,7 @@ from hiremeornot.design.contrasts import (
 )
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import NAME_COLUMNS
-from hiremeornot.plan import check_config, listing_orders, run_contrasts
+from hiremeornot.plan import listing_orders, run_contrasts
 from tests.test_config import DEFAULT
 
 

@@ -11,7 +11,6 @@ from scipy.special import log_softmax
 from hiremeornot.asking.backends import BackendError, Request, load_backend
 from hiremeornot.asking.backends.extractive_qa import (
     candidate_score,
-    check_options_sentence,
     occurrences,
     paragraph,
     span_mass,
@@ -19,6 +18,7 @@ from hiremeornot.asking.backends.extractive_qa import (
     token_span,
 )
 from hiremeornot.config import model_settings
+from hiremeornot.design.prompts import check_options_sentence
 from hiremeornot.errors import InputError
 from tests.helpers.tiny_models import tiny_roberta_qa
 

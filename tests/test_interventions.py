@@ -13,10 +13,10 @@ from hiremeornot.analysis.compare import without_preamble
 from hiremeornot.analysis.interventions import outcome
 from hiremeornot.arms import arm_model, with_arms
 from hiremeornot.asking.respondent import Respondent
+from hiremeornot.checks import check_config
 from hiremeornot.config import read_yaml
 from hiremeornot.design.prompts import PromptRenderer
 from hiremeornot.errors import InputError
-from hiremeornot.plan import check_config
 from tests.conftest import REPO
 from tests.test_respondent import respondent
 

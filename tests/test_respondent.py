@@ -9,9 +9,9 @@ from scipy.special import expit, logit
 
 from hiremeornot.asking.backends import Request, load_backend
 from hiremeornot.asking.respondent import Respondent, check_design, matches
+from hiremeornot.checks import check_config
 from hiremeornot.config import model_settings, validate_config
 from hiremeornot.errors import InputError
-from hiremeornot.plan import check_config
 from tests.conftest import REPO, needs_data
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())

@@ -3,9 +3,9 @@
 import pandas as pd
 import pytest
 
+from hiremeornot.checks import check_answer_space, check_config
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import NAME_COLUMNS, check_answer_words
-from hiremeornot.plan import check_answer_space, check_config
 from tests.conftest import run_dataset
 from tests.test_config import DEFAULT, config
 

@@ -7,12 +7,12 @@ import pytest
 
 from hiremeornot.analysis import validity
 from hiremeornot.asking.backends.base import Backend, Response, token_count
+from hiremeornot.checks import check_validity
 from hiremeornot.config import model_settings
 from hiremeornot.design.contrasts import GENDER_CONTRAST
 from hiremeornot.errors import InputError
 from hiremeornot.inputs import names
 from hiremeornot.inputs.names import NAME_COLUMNS
-from hiremeornot.plan import check_validity
 from hiremeornot.writing.summary import summary
 from hiremeornot.writing.validity import validity_markdown
 from tests.conftest import run_dataset
@@ -66,8 +66,10 @@ def test_the_reading_of_each_name_and_the_probability_of_its_label():
 def test_the_checks_of_the_validity_settings():
     names = {"validate": True, "drop_misperceived": False, "validity": dict(SETTINGS)}
     check_validity(names)
-    with pytest.raises(InputError, match="gender_question: the template must use"):
+    with pytest.raises(InputError, match=r"gender_question: unknown placeholder\(s\) \['x'\]"):
         check_validity({**names, "validity": {**SETTINGS, "gender_question": "{name} {x}"}})
+    with pytest.raises(InputError, match="gender_question: the template must use"):
+        check_validity({**names, "validity": {**SETTINGS, "gender_question": "Which gender?"}})
     with pytest.raises(InputError, match="female and .male read the same"):
         check_validity({**names, "validity": {**SETTINGS, "male": "Woman"}})
     with pytest.raises(InputError, match="drop_misperceived needs names.validate"):

@@ -8,6 +8,7 @@ import copy
 from pathlib import Path
 
 from hiremeornot.config import load_config
+from hiremeornot.design.prompts import check_plain_text
 from hiremeornot.errors import InputError
 
 # The baseline arm of the interventions: the models as the config gives them, no instruction.
@@ -50,6 +51,8 @@ def check_interventions(config: dict) -> None:
         for key in INTERVENTION_TEXTS:
             if key in texts and not texts[key].strip():
                 raise InputError(f"{where}.{key}: empty text")
+            if key in texts:
+                check_plain_text(texts[key], f"{where}.{key}")
     system_run = [arm for arm in intervention_arms(config) if "system" in defined[arm]]
     for name, settings in config["models"].items():
         if "intervention" in settings:

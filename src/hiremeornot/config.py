@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import functools
 import importlib.resources
+import math
 import types
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -116,6 +117,21 @@ def _validate(instance: Any, schema: dict, source: str) -> None:
         explained = error.schema.get("x-message") if isinstance(error.schema, dict) else None
         message = f"{error.instance!r} {explained}" if explained else error.message
         raise InputError(f"{source}: invalid value at '{key}': {message}")
+    _refuse_non_finite(instance, source, ())
+
+
+def _refuse_non_finite(value: Any, source: str, path: tuple) -> None:
+    """Raise InputError at the first number that is not finite (YAML's .nan, .inf), which the
+    schema's bounds let through (nan compares false with every bound)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        key = ".".join(str(p) for p in path) or "(top level)"
+        raise InputError(f"{source}: invalid value at '{key}': {value!r} is not a finite number")
+    if isinstance(value, dict):
+        for name, item in value.items():
+            _refuse_non_finite(item, source, (*path, name))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _refuse_non_finite(item, source, (*path, index))
 
 
 def validate_config(config: dict, source: str = "config") -> dict:

@@ -4,7 +4,7 @@ import sys
 import time
 from pathlib import Path
 
-from hiremeornot import arms, plan, tables_io
+from hiremeornot import arms, checks, plan, tables_io
 from hiremeornot.cli.rule_lines import keyed_options, rule_line
 from hiremeornot.config import models_merged_in
 from hiremeornot.errors import InputError
@@ -13,12 +13,12 @@ from hiremeornot.inputs.names import FORMAT_FILES, name_files
 plan.find_commands_beside_this_interpreter()
 
 try:
-    for warning in plan.check_config_files(workflow.configfiles, sys.argv):
+    for warning in checks.check_config_files(workflow.configfiles, sys.argv):
         logger.warning(f"hiremeornot: {warning}")
     merged = models_merged_in(config.get("models", {}), workflow.overwrite_configfiles)
     if merged and workflow.is_main_process:
         logger.warning(f"hiremeornot: {merged}")
-    plan.check_config(config, source="config")
+    checks.check_config(config, source="config")
     if workflow.is_main_process:
         for message in tables_io.set_aside_damaged_tables("results"):
             logger.warning(f"hiremeornot: {message}")

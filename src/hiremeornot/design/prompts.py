@@ -33,9 +33,58 @@ _CONSONANT_SOUND = ("uni", "use", "usu", "uti", "eu", "one", "once", "ubi")
 _VOWEL_SOUND = ("hour", "honest", "honor", "honour", "heir")
 
 
-def placeholders(template: str) -> set[str]:
-    """The field names used in a format template."""
-    return {field for _, field, _, _ in string.Formatter().parse(template) if field is not None}
+def template_fields(template: str, where: str, allowed: set[str]) -> set[str]:
+    """The fields a format template fills in: plain names of ``allowed`` only. A conversion
+    (``{subject!r}``), a format specification (``{subject:>9}``), attribute or index access
+    (``{subject.upper}``, ``{subject[0]}``), a position (``{0}``, ``{}``) or an unknown name is
+    an InputError naming ``where``: str.format would run or change what the user wrote."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise InputError(f"{where}: malformed template {template!r}: {exc}") from None
+    fields = set()
+    for _, field, spec, conversion in parsed:
+        if field is None:
+            continue
+        written = (
+            "{"
+            + field
+            + (f"!{conversion}" if conversion else "")
+            + (f":{spec}" if spec else "")
+            + "}"
+        )
+        if not field.isidentifier() or conversion or spec:
+            raise InputError(
+                f"{where}: {written} is not a plain named field: a template fills in names such "
+                f"as {{{sorted(allowed)[0]}}} only, with no position, attribute, index, "
+                "conversion or format (write {{ and }} for a brace)"
+            )
+        fields.add(field)
+    unknown = sorted(fields - allowed)
+    if unknown:
+        raise InputError(f"{where}: unknown placeholder(s) {unknown}; allowed: {sorted(allowed)}")
+    return fields
+
+
+def check_plain_text(text: str, where: str) -> None:
+    """A text sent as written (a preamble, a system message) must not look like a template: its
+    ``{subject}`` would reach the model with the braces, not filled in."""
+    try:
+        fields = [field for _, field, _, _ in string.Formatter().parse(text) if field is not None]
+    except ValueError:
+        return  # an unmatched brace cannot be read as a field: it is plain text
+    if fields:
+        raise InputError(
+            f"{where}: {{{fields[0]}}} would be sent to the model as written: this text is not a "
+            "template and no field is filled in; remove the braces"
+        )
+
+
+def check_options_sentence(template: str, where: str = "options_sentence") -> None:
+    """Raise unless ``template`` (an extractive QA model's options sentence) fills in
+    ``{options}`` and nothing else."""
+    if not template_fields(template, where, {"options"}):
+        raise InputError(f"{where}: {template!r} must contain {{options}}")
 
 
 def check_templates(templates: Mapping[str, str], prefix: str = "prompts") -> None:
@@ -45,15 +94,7 @@ def check_templates(templates: Mapping[str, str], prefix: str = "prompts") -> No
         if key not in PLACEHOLDERS:
             raise InputError(f"{where}: unknown template; known: {sorted(PLACEHOLDERS)}")
         allowed, required = PLACEHOLDERS[key]
-        try:
-            used = placeholders(template)
-        except ValueError as exc:
-            raise InputError(f"{where}: malformed template {template!r}: {exc}") from exc
-        unknown = sorted(used - allowed)
-        if unknown:
-            raise InputError(
-                f"{where}: unknown placeholder(s) {unknown}; allowed: {sorted(allowed)}"
-            )
+        used = template_fields(template, where, allowed)
         for group in required:
             if not used & group:
                 names = " or ".join("{" + name + "}" for name in sorted(group))

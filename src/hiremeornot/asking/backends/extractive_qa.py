@@ -34,6 +34,7 @@ from hiremeornot.asking.backends.base import (
 )
 from hiremeornot.asking.backends.location import locate_model
 from hiremeornot.asking.backends.torch_models import folder_tokenizer, load_model
+from hiremeornot.design.prompts import check_options_sentence
 from hiremeornot.errors import InputError
 
 SENTENCE_END = re.compile(r"[.!?]\s+")
@@ -49,18 +50,6 @@ def split_prompt(prompt: str) -> tuple[str, str]:
     ends = [match.end() for match in SENTENCE_END.finditer(text, 0, len(text) - 1)]
     cut = ends[-1] if ends else 0
     return text[cut:], text[:cut].rstrip()
-
-
-def check_options_sentence(template: str) -> None:
-    """Raise unless ``template`` is a format string whose only placeholder is ``{options}``."""
-    try:
-        listed = "\0" in template.format(options="\0")
-    except (KeyError, IndexError, ValueError):
-        listed = False
-    if not listed:
-        raise InputError(
-            f"options_sentence {template!r} must contain {{options}} and no other placeholder"
-        )
 
 
 def paragraph(context: str, choices: Sequence[str], template: str) -> str:

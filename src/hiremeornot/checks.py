@@ -1,0 +1,248 @@
+"""Every check of the config that can run before any job: the values, the files and folders it
+names, and what they must agree on (Snakemake runs ``check_config`` when it builds the DAG)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from hiremeornot.arms import check_interventions
+from hiremeornot.asking.backends.location import model_location
+from hiremeornot.asking.respondent import check_design
+from hiremeornot.config import read_yaml, validate_config
+from hiremeornot.design.contrasts import CONTROL, NEUTRAL_ROLES, control_contrast
+from hiremeornot.design.prompts import (
+    check_options_sentence,
+    check_plain_text,
+    check_wordings,
+    template_fields,
+)
+from hiremeornot.errors import InputError
+from hiremeornot.inputs.names import (
+    GENDERS,
+    answer_read_as,
+    check_answer_words,
+    read_name_list,
+    same_answer,
+)
+from hiremeornot.plan import (
+    listing_orders,
+    name_list_files,
+    name_source,
+    named_contrasts,
+    onet_dir,
+    run_contrasts,
+    selected_occupations,
+)
+
+
+def check_config_files(paths: Sequence[str | Path], argv: Sequence[str]) -> list[str]:
+    """Read every config file Snakemake merged strictly (a key twice in one file is an error
+    naming the file, the key and its lines); the warnings to show for the command line
+    ``argv``: Snakemake keeps only the last of several ``--config`` flags."""
+    for path in paths:
+        read_yaml(path)
+    flags = [arg for arg in argv if arg in ("--config", "-C") or arg.startswith("--config=")]
+    if len(flags) < 2:
+        return []
+    return [
+        f"--config is given {len(flags)} times: Snakemake keeps only the last one's keys and "
+        "drops the others (local_data among them?); give every key after one --config"
+    ]
+
+
+def check_config(config: dict, source: str = "config") -> dict:
+    """Validate the config and everything it names that can be checked without a model."""
+    validate_config(config, source)
+    check_wordings(config["prompts"])
+    check_answer_space(config["answers"])
+    if config["names"]["list"] not in config["sources"]["names"]:
+        raise InputError(
+            f"names.list: unknown name list {config['names']['list']!r}; "
+            f"known (sources.names): {sorted(config['sources']['names'])}"
+        )
+    check_orders(config)
+    check_control(config)
+    check_validity(config["names"])
+    if config["local_data"] is not None:
+        check_local_data(config)
+    for name, settings in config["models"].items():
+        try:
+            model_location(settings)
+        except InputError as exc:
+            raise InputError(f"models.{name}: {exc}") from exc
+        check_vllm_job(name, settings)
+        if settings.get("system_prompt"):
+            check_plain_text(settings["system_prompt"], f"models.{name}.system_prompt")
+        if settings["backend"] == "extractive_qa":
+            check_options_sentence(settings["options_sentence"], f"models.{name}.options_sentence")
+    check_step1_shards(config)
+    check_venvs(config)
+    check_simulated(config)
+    check_interventions(config)
+    return config
+
+
+def check_local_data(config: dict) -> None:
+    """The local data folder holds the O*NET release and the name list the config names (a
+    release it lacks would otherwise leave the old release's results standing), and the list
+    reads as one."""
+    if not Path(config["local_data"]).is_dir():
+        raise InputError(f"local_data: folder {config['local_data']!r} does not exist")
+    if not Path(onet_dir(config)).is_dir():
+        raise InputError(
+            f"sources.onet.release: {config['sources']['onet']['release']!r} is not in "
+            f"local_data ({onet_dir(config)} does not exist)"
+        )
+    missing = [path for path in name_list_files(config) if not Path(path).is_file()]
+    if missing:
+        raise InputError(
+            f"names.list: {config['names']['list']!r} is not in local_data ({missing[0]} does "
+            "not exist)"
+        )
+    # the names are at hand: read them now (a name file's fault is named before any job), no
+    # name may read as an answer word and no control label may be a name
+    listed = read_name_list(config["local_data"], name_source(config), config["names"]["list"])
+    check_answer_words(listed, config["answers"])
+    if config["control"]["neutral"]:
+        names = {name.casefold(): name for name in listed["name"]}
+        for label in config["control"]["labels"]:
+            if label.strip().casefold() in names:
+                raise InputError(
+                    f"control.labels: {label!r} is the name {names[label.strip().casefold()]!r} "
+                    f"of names.list {config['names']['list']!r}: the control would not be neutral"
+                )
+
+
+def check_simulated(config: dict) -> None:
+    """A simulated model plants effects only on occupations, groups and wordings of the design,
+    and only on attributes every contrast of names names in its groups."""
+    attribute_of = dict.fromkeys(GENDERS, "gender") | dict.fromkeys(
+        name_source(config)["races"], "race"
+    )
+    if config["control"]["neutral"]:
+        attribute_of |= dict.fromkeys(config["control"]["labels"], CONTROL)
+    named = {
+        contrast.label: {attribute for attribute, _ in (*contrast.a, *contrast.b)}
+        for contrast in named_contrasts(config).values()
+    }
+    titles = list(selected_occupations(config)["title"])
+    for name, settings in config["models"].items():
+        if settings["backend"] == "simulated":
+            check_design(
+                settings["respondent"],
+                titles,
+                attribute_of,
+                named,
+                config["prompts"]["variants"],
+                f"models.{name}.respondent",
+            )
+
+
+def check_step1_shards(config: dict) -> None:
+    """No model splits Step 1 into more jobs than the design can have Step-1 questions (a job
+    without a question would still load the model), where the number of pairs is known."""
+    pairs = config["names"]["pairs"]
+    if pairs == "all":
+        return
+    bound = (
+        pairs
+        * len(config["names"]["orders"])
+        * 2  # the subjects of a pair
+        * 3  # attribute types
+        * config["attributes"]["per_type"]
+        * len(selected_occupations(config))
+        * len(config["prompts"]["variants"])
+        * len(run_contrasts(config))
+    )
+    for name, settings in config["models"].items():
+        if settings["step1_shards"] > bound:
+            raise InputError(
+                f"models.{name}.step1_shards: {settings['step1_shards']} jobs, but this design "
+                f"has at most {bound} Step-1 questions; use at most {bound}"
+            )
+
+
+def check_answer_space(answers: dict[str, str]) -> None:
+    """The two answers that one question offers side by side must read differently."""
+    for first, second in (("yes", "no"), ("both", "neither")):
+        if same_answer(answers[first], answers[second]):
+            raise InputError(
+                f"answers.{first} and answers.{second} read the same ({answers[first]!r}, "
+                f"{answers[second]!r}): a question would offer one answer twice"
+            )
+
+
+def check_vllm_job(name: str, settings: dict) -> None:
+    """A vllm model runs one job per step, with the GPUs its parallelism needs."""
+    if settings["backend"] != "vllm":
+        return
+    for key, unsharded in (("shard_size", 0), ("step1_shards", 1)):
+        if settings[key] != unsharded:
+            raise InputError(
+                f"models.{name}.{key}: a vllm model loads its weights once per step and is "
+                f"never sharded; set {key}: {unsharded}"
+            )
+    needed = settings["tensor_parallel_size"] * settings["pipeline_parallel_size"]
+    if settings["distributed_executor_backend"] != "ray" and settings["gpus"] < needed:
+        raise InputError(
+            f"models.{name}.gpus: {settings['gpus']} GPUs, but tensor_parallel_size x "
+            f"pipeline_parallel_size needs {needed}; set gpus: {needed}"
+        )
+
+
+def check_venvs(config: dict) -> None:
+    """Every model's ``venv`` holds a hiremeornot to run its jobs."""
+    for name, settings in config["models"].items():
+        venv = settings["venv"]
+        if venv is not None and not Path(venv, "bin", "hiremeornot").is_file():
+            made_by_make = settings["backend"] == "vllm" and Path(venv) == Path(".venv-vllm")
+            setup = " (make setup-vllm creates it)" if made_by_make else ""
+            raise InputError(f"models.{name}.venv: no {venv}/bin/hiremeornot{setup}")
+
+
+def check_orders(config: dict) -> None:
+    """female_first and male_first name the orders of the gender contrast only, and no order
+    is listed twice (a_first and female_first are one order)."""
+    gendered = [o for o in config["names"]["orders"] if o in ("female_first", "male_first")]
+    for contrast in run_contrasts(config).values():
+        listing_orders(config, contrast.sides)
+    for contrast in named_contrasts(config).values():
+        if gendered and contrast.sides.attribute != "gender":
+            raise InputError(
+                f"names.orders: {gendered[0]} names an order of the gender contrast; "
+                f"{contrast.label} needs a_first / b_first"
+            )
+
+
+def check_validity(names: dict) -> None:
+    """The validity questions name the name and nothing else; their answers differ."""
+    for key in ("gender_question", "race_question"):
+        used = template_fields(names["validity"][key], f"names.validity.{key}", {"name"})
+        if used != {"name"}:
+            raise InputError(f"names.validity.{key}: the template must use {{name}} and no other")
+    if same_answer(names["validity"]["female"], names["validity"]["male"]):
+        raise InputError("names.validity.female and .male read the same")
+    if names["drop_misperceived"] and not names["validate"]:
+        raise InputError("names.drop_misperceived needs names.validate: true")
+
+
+def check_control(config: dict) -> None:
+    """The control's labels must read as people, not as answers or as the groups the names
+    stand for, and differ from the names' sides' labels (a role may not mean two things)."""
+    labels, answers = config["control"]["labels"], config["answers"]
+    groups = {value.casefold(): value for value in (*GENDERS, *name_source(config)["races"])}
+    for label in labels:
+        key = answer_read_as(label, answers)
+        if key is not None:
+            raise InputError(f"control.labels: {label!r} reads as answers.{key} ({answers[key]!r})")
+        if label.strip().casefold() in groups:
+            raise InputError(
+                f"control.labels: {label!r} is the group {groups[label.strip().casefold()]!r} "
+                "of the name list: the control's differences would read as that group's"
+            )
+        if "|" in label:
+            raise InputError(f"control.labels: {label!r} contains '|'")
+    sides = control_contrast(labels).sides
+    if sides.a == sides.b or set(sides.labels) & set(NEUTRAL_ROLES):
+        raise InputError(f"control.labels: {labels} do not make two distinct roles")

@@ -392,3 +392,18 @@ def test_the_command_writes_the_report_and_refuses_in_one_line(runs, tmp_path, c
     assert error[-1] == (
         f"hiremeornot: {b}/outcomes.tsv: not found (run the audit of that model to the end first)"
     )
+
+
+def test_one_run_given_twice_by_two_paths_is_refused(runs, tmp_path, capsys):
+    a, _ = runs
+    out = tmp_path / "out"
+    args = ["compare", "--settings", '{"difference": "biased"}', "--out-md", str(out / "c.md")]
+    args += ["--out-tsv", str(out / "c.tsv"), "--out-png", str(out / "c.png")]
+    args += ["--a-model", "m", "--a-results", str(a.parent), "--b-model", "m"]
+    args += ["--b-results", f"{a.parent}/./"]
+    assert main(args) == 1
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.startswith("hiremeornot: both runs are 'm (") and error.endswith(
+        f"({a}): compare two models or two result folders"
+    )
+    assert not out.exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import math
 import re
+import unicodedata
 
 import pytest
 
@@ -13,6 +14,9 @@ from hiremeornot.checks import check_config
 from hiremeornot.config import schema, validate_config
 from hiremeornot.design.prompts import PLACEHOLDERS
 from hiremeornot.errors import InputError
+from hiremeornot.inputs.names import read_name_list
+from hiremeornot.inputs.occupations import read_occupations, select_occupations
+from tests.test_names import UNQOVER, write
 
 ANY_KEY = "x"  # the name put where the schema allows any key (a model, an occupation, a group)
 
@@ -174,3 +178,157 @@ def test_a_text_sent_as_written_may_not_hold_a_field(path):
         check_config(validate_config(config))
     config = config_with(path, "Judge fairly {", {})
     check_config(validate_config(config))
+
+
+def name_source(**changes) -> dict:
+    """The unqover name list's settings with ``changes``."""
+    filled = validate_config({"models": {"m": {"backend": "simulated", "model": "m"}}})
+    names = filled["sources"]["names"]
+    return {"sources": {"names": {**names, "unqover": {**names["unqover"], **changes}}}}
+
+
+# Ways one text is written twice that a reader does not see (sameness.reading).
+TWIN_MAKERS = {
+    "case": str.upper,
+    "zero-width space": lambda text: text + "\u200b",
+    "no-break space around": lambda text: "\u00a0" + text + " ",
+    "full width": lambda text: "".join(
+        chr(ord(c) + 0xFEE0) if c.isascii() and c.isalnum() else c for c in text
+    ),
+    "decomposed accents": lambda text: unicodedata.normalize("NFD", text) + "\u200d",
+}
+# Every list the config holds, as (where its second entry is, a config holding ``first`` and
+# ``second``): occupations, wordings run, instructions run, control labels, a name list's
+# excluded names and races, and the names of models.
+TWIN_LISTS = {
+    "occupations.select.1": lambda a, b: {"occupations": {"select": [a, b]}},
+    "prompts.variants.1": lambda a, b: {"prompts": {"variants": [a, b]}},
+    "interventions.run.2": lambda a, b: {
+        "interventions": {"run": ["none", a, b], "instructions": {a: {"preamble": "Be fair."}}}
+    },
+    "control.labels.1": lambda a, b: {"control": {"labels": [a, b]}},
+    "sources.names.unqover.exclude.1": lambda a, b: name_source(exclude=[a, b]),
+    "sources.names.unqover.races.1": lambda a, b: name_source(races=[a, b]),
+}
+FIRST = {  # an entry each list can hold, with letters NFD splits ("é")
+    "occupations.select.1": "nurse",
+    "prompts.variants.1": "paper",
+    "interventions.run.2": "fair",
+    "control.labels.1": "Renée",
+    "sources.names.unqover.exclude.1": "José",
+    "sources.names.unqover.races.1": "Latiné",
+}
+
+
+def with_model(config: dict) -> dict:
+    return {"models": {"m": {"backend": "simulated", "model": "m"}}, **config}
+
+
+@pytest.mark.parametrize("maker", TWIN_MAKERS)
+@pytest.mark.parametrize("where", TWIN_LISTS)
+def test_an_entry_given_twice_in_any_list_is_refused_naming_both(where, maker):
+    first = FIRST[where]
+    second = TWIN_MAKERS[maker](first)
+    if second == first:
+        pytest.skip(f"{maker} writes {first!r} alike")
+    config = with_model(TWIN_LISTS[where](first, second))
+    # or refused by the schema at its key (an id's pattern [a-z0-9_], a label's white space)
+    twin = rf"^{re.escape(where)}: the entry .* is {first!r} of "
+    schema_refusal = rf"^config: invalid value at '{re.escape(where)}'"
+    with pytest.raises(InputError, match=rf"{twin}|{schema_refusal}"):
+        check_config(validate_config(copy.deepcopy(config)))
+
+
+@pytest.mark.parametrize("maker", ["case", "full width"])
+def test_two_models_whose_names_read_alike_are_refused(maker):
+    """Their folders would be one on a file system that ignores case (macOS, Windows)."""
+    second = TWIN_MAKERS[maker]("m")
+    models = {
+        "m": {"backend": "simulated", "model": "a"},
+        second: {"backend": "simulated", "model": "b"},
+    }
+    if maker == "full width":  # the schema allows only [A-Za-z0-9._-] in a model's name
+        with pytest.raises(InputError, match=r"invalid value at 'models'"):
+            check_config(validate_config({"models": models}))
+        return
+    with pytest.raises(InputError, match=r"^models.M: the name 'M' is 'm' of models.m \(case"):
+        check_config(validate_config({"models": models}))
+
+
+@pytest.mark.parametrize("maker", ["zero-width space", "no-break space around", "full width"])
+def test_one_content_under_two_names_is_refused(maker):
+    """Two wordings, two instructions or two models whose texts or answer settings read the same
+    would ask every question twice; a difference of case is a difference to a model."""
+    text = "Who should be hired as {a_occupation}?"
+    wordings = {"w1": {"q3": text}, "w2": {"q3": TWIN_MAKERS[maker](text)}}
+    with pytest.raises(InputError, match=r"^prompts.wordings.w2: the same templates as prompts"):
+        check_config(validate_config(with_model({"prompts": {"wordings": wordings}})))
+    fair = "Judge people by merit."
+    instructions = {"a": {"preamble": fair}, "b": {"preamble": TWIN_MAKERS[maker](fair)}}
+    with pytest.raises(InputError, match=r"^interventions.instructions.b: the same texts as"):
+        check_config(validate_config(with_model({"interventions": {"instructions": instructions}})))
+    models = {
+        "one": {"backend": "simulated", "model": "sim"},
+        "two": {"backend": "simulated", "model": TWIN_MAKERS[maker]("sim")},
+    }
+    with pytest.raises(InputError, match=r"^models.two: the same model and answer settings as"):
+        check_config(validate_config({"models": models}))
+    wordings["w2"]["q3"] = text.upper().replace("{A_OCCUPATION}", "{a_occupation}")
+    instructions["b"]["preamble"] = fair.upper()
+    models["two"]["model"] = "SIM"
+    check_config(validate_config(with_model({"prompts": {"wordings": wordings}})))
+    check_config(validate_config(with_model({"interventions": {"instructions": instructions}})))
+    check_config(validate_config({"models": models}))
+
+
+@pytest.mark.parametrize("maker", TWIN_MAKERS)
+def test_a_name_twice_in_a_name_list_is_refused_with_both_lines(tmp_path, maker):
+    """``Mary`` and ``Mary`` with a zero-width space were once paired as two people."""
+    twin = TWIN_MAKERS[maker]("Renée")
+    folder = write(tmp_path, f"[subj] female | Renée\n[subj] female | {twin}", "[subj] male | Jo")
+    with pytest.raises(InputError, match=rf"^{folder}/female:2: .* repeats {folder}/female:1;"):
+        read_name_list(tmp_path, UNQOVER, "mine")
+
+
+@pytest.mark.parametrize("maker", TWIN_MAKERS)
+def test_a_title_twice_in_the_occupation_table_is_refused_with_both_rows(tmp_path, maker):
+    table = tmp_path / "occupations.tsv"
+    rows = [("nurse", "29-1141.00"), (TWIN_MAKERS[maker]("nurse"), "29-1141.00")]
+    table.write_text(
+        "title\tsoc_code\tonet_title\tmatch\treason\n"
+        + "".join(f"{title}\t{code}\tNurses\ttitle\tsame\n" for title, code in rows)
+    )
+    with pytest.raises(InputError, match=rf"^{table}:3: the title .* is 'nurse' of {table}:2"):
+        read_occupations(table)
+
+
+@pytest.mark.parametrize("code", ["29-1141", "29-1141.00 ", "291141.00", "29–1141.00"])
+def test_a_soc_code_not_written_as_one_is_refused_with_its_row(tmp_path, code):
+    table = tmp_path / "occupations.tsv"
+    table.write_text(
+        "title\tsoc_code\tonet_title\tmatch\treason\nnurse\t29-1141.00\tNurses\ttitle\tsame\n"
+        f"doctor\t{code}\tPhysicians\ttitle\tsame\n"
+    )
+    with pytest.raises(InputError, match=rf"^{table}:3: the soc_code .* of 'doctor' is not"):
+        read_occupations(table)
+
+
+def test_an_occupation_table_without_an_occupation_is_refused(tmp_path):
+    table = tmp_path / "occupations.tsv"
+    table.write_text("title\tsoc_code\tonet_title\tmatch\treason\n")
+    with pytest.raises(InputError, match=rf"^{table}: no occupation with a soc_code"):
+        select_occupations(table, "all")
+
+
+def test_a_title_selected_as_written_differently_is_named_with_the_tables_spelling():
+    with pytest.raises(
+        InputError, match=r"unknown occupation\(s\) \['Nurse '\] .* \{'Nurse ': 'nurse'\}"
+    ):
+        check_config(validate_config(with_model({"occupations": {"select": ["Nurse "]}})))
+
+
+@pytest.mark.parametrize("maker", TWIN_MAKERS)
+def test_answer_words_offered_together_must_read_differently(maker):
+    answers = {"both": "Both", "neither": TWIN_MAKERS[maker]("Both").strip()}
+    with pytest.raises(InputError, match=r"answers.both and answers.neither read the same"):
+        check_config(validate_config(with_model({"answers": answers})))

@@ -53,7 +53,7 @@ def test_the_shipped_instructions_are_valid_and_each_has_a_rationale():
         ({"run": ["kind"]}, r"interventions\.run: unknown intervention 'kind'; known: \['none'"),
         (
             {"run": ["a", "a"], "instructions": {"a": {"preamble": "Be fair."}}},
-            r"interventions\.run: 'a' is listed twice",
+            r"interventions\.run\.1: the entry 'a' is 'a' of interventions\.run\.0",
         ),
         (
             {"run": ["a"], "instructions": {"a": {"system": "  "}}},

@@ -10,6 +10,7 @@ from pathlib import Path
 from hiremeornot.config import load_config
 from hiremeornot.design.prompts import check_plain_text
 from hiremeornot.errors import InputError
+from hiremeornot.sameness import refuse_twins
 
 # The baseline arm of the interventions: the models as the config gives them, no instruction.
 BASELINE = "none"
@@ -33,11 +34,8 @@ def check_interventions(config: dict) -> None:
     intervention; a simulated respondent plants effects only for defined instructions."""
     section = config["interventions"]
     defined = section["instructions"]
-    seen: set[str] = set()
+    refuse_twins((f"interventions.run.{index}", arm) for index, arm in enumerate(section["run"]))
     for arm in section["run"]:
-        if arm in seen:
-            raise InputError(f"interventions.run: {arm!r} is listed twice")
-        seen.add(arm)
         if arm != BASELINE and arm not in defined:
             raise InputError(
                 f"interventions.run: unknown intervention {arm!r}; known: "

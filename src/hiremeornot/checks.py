@@ -6,16 +6,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from hiremeornot.arms import check_interventions
+from hiremeornot.arms import BASELINE, check_interventions
+from hiremeornot.asking.backends import model_identity
 from hiremeornot.asking.backends.location import model_location
 from hiremeornot.asking.respondent import check_design
 from hiremeornot.config import read_yaml, validate_config
 from hiremeornot.design.contrasts import CONTROL, NEUTRAL_ROLES, control_contrast
 from hiremeornot.design.prompts import (
+    PAPER,
     check_options_sentence,
     check_plain_text,
     check_wordings,
     template_fields,
+    wordings,
 )
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import (
@@ -23,7 +26,6 @@ from hiremeornot.inputs.names import (
     answer_read_as,
     check_answer_words,
     read_name_list,
-    same_answer,
 )
 from hiremeornot.plan import (
     listing_orders,
@@ -33,6 +35,14 @@ from hiremeornot.plan import (
     onet_dir,
     run_contrasts,
     selected_occupations,
+)
+from hiremeornot.sameness import (
+    SET_ASIDE_BUT_CASE,
+    content_reading,
+    first_twin,
+    reading,
+    refuse_twins,
+    same_text,
 )
 
 
@@ -54,6 +64,7 @@ def check_config_files(paths: Sequence[str | Path], argv: Sequence[str]) -> list
 def check_config(config: dict, source: str = "config") -> dict:
     """Validate the config and everything it names that can be checked without a model."""
     validate_config(config, source)
+    check_twins(config)
     check_wordings(config["prompts"])
     check_answer_space(config["answers"])
     if config["names"]["list"] not in config["sources"]["names"]:
@@ -105,11 +116,11 @@ def check_local_data(config: dict) -> None:
     listed = read_name_list(config["local_data"], name_source(config), config["names"]["list"])
     check_answer_words(listed, config["answers"])
     if config["control"]["neutral"]:
-        names = {name.casefold(): name for name in listed["name"]}
+        names = {reading(name): name for name in listed["name"]}
         for label in config["control"]["labels"]:
-            if label.strip().casefold() in names:
+            if reading(label) in names:
                 raise InputError(
-                    f"control.labels: {label!r} is the name {names[label.strip().casefold()]!r} "
+                    f"control.labels: {label!r} is the name {names[reading(label)]!r} "
                     f"of names.list {config['names']['list']!r}: the control would not be neutral"
                 )
 
@@ -166,7 +177,7 @@ def check_step1_shards(config: dict) -> None:
 def check_answer_space(answers: dict[str, str]) -> None:
     """The two answers that one question offers side by side must read differently."""
     for first, second in (("yes", "no"), ("both", "neither")):
-        if same_answer(answers[first], answers[second]):
+        if same_text(answers[first], answers[second]):
             raise InputError(
                 f"answers.{first} and answers.{second} read the same ({answers[first]!r}, "
                 f"{answers[second]!r}): a question would offer one answer twice"
@@ -221,7 +232,7 @@ def check_validity(names: dict) -> None:
         used = template_fields(names["validity"][key], f"names.validity.{key}", {"name"})
         if used != {"name"}:
             raise InputError(f"names.validity.{key}: the template must use {{name}} and no other")
-    if same_answer(names["validity"]["female"], names["validity"]["male"]):
+    if same_text(names["validity"]["female"], names["validity"]["male"]):
         raise InputError("names.validity.female and .male read the same")
     if names["drop_misperceived"] and not names["validate"]:
         raise InputError("names.drop_misperceived needs names.validate: true")
@@ -231,14 +242,14 @@ def check_control(config: dict) -> None:
     """The control's labels must read as people, not as answers or as the groups the names
     stand for, and differ from the names' sides' labels (a role may not mean two things)."""
     labels, answers = config["control"]["labels"], config["answers"]
-    groups = {value.casefold(): value for value in (*GENDERS, *name_source(config)["races"])}
+    groups = {reading(value): value for value in (*GENDERS, *name_source(config)["races"])}
     for label in labels:
         key = answer_read_as(label, answers)
         if key is not None:
             raise InputError(f"control.labels: {label!r} reads as answers.{key} ({answers[key]!r})")
-        if label.strip().casefold() in groups:
+        if reading(label) in groups:
             raise InputError(
-                f"control.labels: {label!r} is the group {groups[label.strip().casefold()]!r} "
+                f"control.labels: {label!r} is the group {groups[reading(label)]!r} "
                 "of the name list: the control's differences would read as that group's"
             )
         if "|" in label:
@@ -246,3 +257,63 @@ def check_control(config: dict) -> None:
     sides = control_contrast(labels).sides
     if sides.a == sides.b or set(sides.labels) & set(NEUTRAL_ROLES):
         raise InputError(f"control.labels: {labels} do not make two distinct roles")
+
+
+def check_twins(config: dict) -> None:
+    """No list of the config holds one entry twice, and no two entries under two names are one
+    (sameness.reading: case, Unicode form, invisible and surrounding spaces aside); the
+    interventions run are checked with the instructions (arms.check_interventions)."""
+    named = {
+        "models": config["models"],
+        "prompts.wordings": {PAPER: None, **config["prompts"]["wordings"]},
+        "interventions.instructions": {BASELINE: None, **config["interventions"]["instructions"]},
+        "sources.names": config["sources"]["names"],
+    }
+    for where, mapping in named.items():
+        refuse_twins(((f"{where}.{key}", key) for key in mapping), "name")
+    listed = {
+        "occupations.select": config["occupations"]["select"],
+        "prompts.variants": config["prompts"]["variants"],
+        "control.labels": config["control"]["labels"],
+        "names.contrast": config["names"]["contrast"],
+        **{
+            f"sources.names.{k}.exclude": v.get("exclude", [])
+            for k, v in named["sources.names"].items()
+        },
+        **{
+            f"sources.names.{k}.races": v.get("races", [])
+            for k, v in named["sources.names"].items()
+        },
+    }
+    for where, items in listed.items():
+        if isinstance(items, list):
+            texts = [(f"{where}.{index}", item) for index, item in enumerate(items)]
+            refuse_twins(entry for entry in texts if isinstance(entry[1], str))
+    same_content(
+        "prompts.wordings", wordings(config["prompts"]), "templates", "ask the same questions twice"
+    )
+    same_content(
+        "interventions.instructions",
+        config["interventions"]["instructions"],
+        "texts",
+        "be the same arm twice",
+    )
+    same_content(
+        "models",
+        {name: model_identity(settings) for name, settings in config["models"].items()},
+        "model and answer settings",
+        "ask every question twice (to ask a model again later, see hiremeornot drift)",
+    )
+
+
+def same_content(where: str, entries: dict, what: str, consequence: str) -> None:
+    """Refuse two entries of ``where`` whose content (a mapping of texts or settings) reads the
+    same: they would ``consequence``."""
+    texts = ((key, content_reading(value)) for key, value in entries.items())
+    twin = first_twin(texts, fold_case=False)
+    if twin:
+        (first, _), (second, _) = twin
+        raise InputError(
+            f"{where}.{second}: the same {what} as {where}.{first} ({SET_ASIDE_BUT_CASE}); "
+            f"they would {consequence}: give it once"
+        )

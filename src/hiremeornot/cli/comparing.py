@@ -46,8 +46,11 @@ def cmd_compare(args):
     report_settings = settings or load_config(args.configfile)["report"]
     a_label = args.a_label or _run_label(args.a_model, args.a_results, args.b_model)
     b_label = args.b_label or _run_label(args.b_model, args.b_results, args.a_model)
-    if a_label == b_label:
-        raise InputError(f"both runs are {a_label!r}: compare two models or two result folders")
+    a_run = (Path(args.a_results) / args.a_model).resolve()
+    if a_label == b_label or a_run == (Path(args.b_results) / args.b_model).resolve():
+        raise InputError(
+            f"both runs are {a_label!r} ({a_run}): compare two models or two result folders"
+        )
     sides = _recorded_contrast(args.contrast, Path(args.a_results)).sides
     a = compare.load_run(Path(args.a_results) / args.a_model, a_label, sides, args.a_tables)
     b = compare.load_run(Path(args.b_results) / args.b_model, b_label, sides, args.b_tables)

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from hiremeornot.errors import InputError
+from hiremeornot.sameness import reading, same_text
 
 GENDERS = ("female", "male")
 NAME_COLUMNS = ["name", "gender", "race", "source"]
@@ -145,7 +146,7 @@ def read_name_list(data_root: str | Path, source: Mapping[str, Any], key: str) -
                 f"{where}: {name!r} has race/ethnicity {race!r}, not one of "
                 f"sources.names.{key}.races {races}"
             )
-        first = seen.setdefault(name.casefold(), where)
+        first = seen.setdefault(reading(name), where)
         if first != where:
             raise InputError(
                 f"{where}: {name!r} repeats {first}; list it in sources.names.{key}.exclude "
@@ -160,14 +161,9 @@ def read_name_list(data_root: str | Path, source: Mapping[str, Any], key: str) -
     return table
 
 
-def same_answer(word: str, other: str) -> bool:
-    """Whether two answer words read the same to a model (case and surrounding spaces aside)."""
-    return word.strip().casefold() == other.strip().casefold()
-
-
 def answer_read_as(word: str, answers: Mapping[str, str]) -> str | None:
     """The key of the answer word that ``word`` reads as, if any."""
-    return next((key for key, answer in answers.items() if same_answer(word, answer)), None)
+    return next((key for key, answer in answers.items() if same_text(word, answer)), None)
 
 
 def check_answer_words(names: pd.DataFrame, answers: Mapping[str, str]) -> None:

@@ -7,17 +7,26 @@ from pathlib import Path
 import pandas as pd
 
 from hiremeornot.errors import InputError
+from hiremeornot.sameness import reading, refuse_twins
 from hiremeornot.tables_io import read_tsv
 
 COLUMNS = ["title", "soc_code", "onet_title", "match", "reason"]
+SOC_CODE = r"\d{2}-\d{4}\.\d{2}"
 
 
 def read_occupations(path: str | Path) -> pd.DataFrame:
     """Every row of the mapping; rows without a soc_code are excluded titles."""
     table = read_tsv(path, COLUMNS)
-    duplicates = sorted(set(table["title"][table["title"].duplicated()]))
-    if duplicates:
-        raise InputError(f"{path}: duplicated title(s) {duplicates}")
+    rows = [f"{path}:{line}" for line in range(2, len(table) + 2)]
+    refuse_twins(zip(rows, table["title"], strict=True), "title")
+    codes = table["soc_code"]
+    malformed = table[(codes != "") & ~codes.str.fullmatch(SOC_CODE)]
+    if len(malformed):
+        row = malformed.iloc[0]
+        raise InputError(
+            f"{rows[malformed.index[0]]}: the soc_code {row['soc_code']!r} of {row['title']!r} "
+            "is not an O*NET-SOC code such as 29-1141.00"
+        )
     unexplained = table[table["reason"].str.strip() == ""]["title"].tolist()
     if unexplained:
         raise InputError(f"{path}: no reason given for {unexplained}")
@@ -28,11 +37,18 @@ def select_occupations(path: str | Path, select: str | list[str]) -> pd.DataFram
     """The audited occupations (title, soc_code, onet_title) in the table's order."""
     table = read_occupations(path)
     retained = table[table["soc_code"] != ""]
+    if retained.empty:
+        raise InputError(f"{path}: no occupation with a soc_code: nothing to audit")
     if select == "all":
         return retained[["title", "soc_code", "onet_title"]].reset_index(drop=True)
     unknown = [title for title in select if title not in set(table["title"])]
     if unknown:
-        raise InputError(f"occupations.select: unknown occupation(s) {unknown} (not in {path})")
+        known = {reading(title): title for title in table["title"]}
+        meant = {title: known[reading(title)] for title in unknown if reading(title) in known}
+        hint = f"; as written in the table: {meant}" if meant else ""
+        raise InputError(
+            f"occupations.select: unknown occupation(s) {unknown} (not in {path}){hint}"
+        )
     excluded = table[table["title"].isin(select) & (table["soc_code"] == "")]
     if len(excluded):
         reasons = "; ".join(f"{r.title}: {r.reason}" for r in excluded.itertuples())

@@ -70,6 +70,8 @@ REFUSED = {
     "prompts.variants": (["paper", "neutral"], "unknown wording(s) ['neutral']"),
     "models.*.venv": ("no-such-venv", "no no-such-venv/bin/hiremeornot"),
     "interventions.run": (["kind"], "interventions.run: unknown intervention 'kind'"),
+    # the transformers model's own keys would then do nothing
+    "models.*.backend": ("simulated", "uses simulated, where it would do nothing"),
 }
 # The edit to make where adding to a value would not give a valid one.
 EDITS = {
@@ -86,7 +88,6 @@ EDITS = {
     f"sources.names.{UNUSED_LIST}.format": "unqover",
     f"sources.names.{UNUSED_LIST}.folder": "elsewhere",
     "onet.suppressed": "drop",
-    "models.*.backend": "simulated",
     "models.*.model": str(locate(EMBEDDED["model"])[0]),  # the embedded model's folder
     # every wording defined reaches the model jobs, run or not: dropping one from
     # prompts.variants re-runs none of them, and adding one re-runs them from the store

@@ -13,8 +13,8 @@ import pytest
 from hiremeornot.cli import main
 from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
 from hiremeornot.design.dataset import build_instances
-from hiremeornot.provenance import export, manifest, weights
-from hiremeornot.tables_io import write_table
+from hiremeornot.provenance import export, manifest
+from hiremeornot.tables_io import sha256_file, write_table
 from hiremeornot.writing.provenance import datasheet
 
 OCCUPATIONS = pd.DataFrame({"title": ["nurse", "pilot"], "soc_code": ["29-1141.00", "53-2011.00"]})
@@ -201,7 +201,7 @@ def test_each_model_and_step_is_one_json_lines_file_with_every_row(exported):
         path = out / entry["path"]
         lines = path.read_text(encoding="utf-8").splitlines()
         assert len(lines) == entry["rows"] == expected_rows[entry["step"]]
-        assert entry["sha256"] == weights.sha256_file(path)
+        assert entry["sha256"] == sha256_file(path)
         rows = [json.loads(line) for line in lines]
         assert [r["shard"] for r in rows] == sorted(r["shard"] for r in rows)
         assert "NaN" not in path.read_text()
@@ -302,7 +302,7 @@ def test_the_export_command_writes_the_readme_beside_the_files(exported, tmp_pat
     argv += ["--attributes", str(results / "dataset" / "attributes.tsv")]
     assert main([*argv, "--out-dir", str(out), "--contrast", contrast]) == 0
     readme = (out / "README.md").read_text()
-    assert weights.sha256_file(path) in readme
+    assert sha256_file(path) in readme
     lines = [line for jsonl in out.glob("*/*.jsonl") for line in jsonl.read_text().splitlines()]
     assert len(lines) == 24
     assert readme.startswith('---\nconfigs:\n- config_name: "m_step1"\n')

@@ -10,12 +10,14 @@ import unicodedata
 
 import pytest
 
+from hiremeornot import checks
 from hiremeornot.checks import check_config
 from hiremeornot.config import schema, validate_config
 from hiremeornot.design.prompts import PLACEHOLDERS
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import read_name_list
 from hiremeornot.inputs.occupations import read_occupations, select_occupations
+from tests.conftest import SHARED_DATA, needs_data
 from tests.test_names import UNQOVER, write
 
 ANY_KEY = "x"  # the name put where the schema allows any key (a model, an occupation, a group)
@@ -332,3 +334,147 @@ def test_answer_words_offered_together_must_read_differently(maker):
     answers = {"both": "Both", "neither": TWIN_MAKERS[maker]("Both").strip()}
     with pytest.raises(InputError, match=r"answers.both and answers.neither read the same"):
         check_config(validate_config(with_model({"answers": answers})))
+
+
+def path_keys() -> list[tuple[tuple, str]]:
+    """(path, kind) of every key the schema marks x-path, ANY_KEY for a model's name."""
+    found = []
+
+    def walk(node: dict, path: tuple) -> None:
+        if "x-path" in node:
+            found.append((path, node["x-path"]))
+        for name, child in node.get("properties", {}).items():
+            walk(child, (*path, name))
+        if isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], (*path, ANY_KEY))
+
+    walk(schema(), ())
+    return found
+
+
+PATHS = path_keys()
+
+
+def test_every_key_that_names_a_file_or_folder_is_marked_as_a_path():
+    marked = {shown(path) for path, _ in PATHS}
+    assert marked == {
+        "local_data",
+        "occupations.table",
+        "store_dir",
+        "models.x.model",
+        "models.x.gguf_file",
+        "models.x.venv",
+        "models.x.download_dir",
+    }
+
+
+def path_config(path: tuple, value: str) -> dict:
+    backend = MODEL_SCHEMA[path[2]].get("x-backend", "simulated") if path[0] == "models" else None
+    config = config_with(path, value, {})
+    if backend:
+        config["models"][ANY_KEY]["backend"] = backend if isinstance(backend, str) else backend[0]
+    return config
+
+
+@pytest.mark.parametrize(("path", "kind"), PATHS, ids=[shown(p) for p, _ in PATHS])
+def test_every_path_is_refused_empty_and_as_the_wrong_kind_of_thing(path, kind, tmp_path):
+    key = shown(path)
+    for empty in ("", "  "):
+        with pytest.raises(InputError, match=rf"^{re.escape(key)}: an empty path"):
+            check_config(validate_config(path_config(path, empty)))
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    wrong = {
+        "file": (tmp_path, "is a folder; a file is expected"),
+        "folder": (a_file, "is a file where a folder belongs"),
+        "writable_folder": (a_file / "store", "lies under the file"),
+    }
+    if kind in wrong:
+        value, message = wrong[kind]
+        with pytest.raises(InputError, match=rf"^{re.escape(key)}: .*{re.escape(message)}"):
+            check_config(validate_config(path_config(path, str(value))))
+
+
+@pytest.mark.parametrize("key", ["store_dir", "models.x.download_dir"])
+def test_a_folder_the_run_writes_must_be_writable(key, tmp_path, monkeypatch):
+    """As a user without write access sees it (root writes anywhere, so access is refused by
+    a stand-in for os.access: every folder reads as not writable)."""
+    monkeypatch.setattr(checks.os, "access", lambda path, mode: False)
+    path = tuple(key.split("."))
+    with pytest.raises(InputError, match=rf"^{re.escape(key)}: .* cannot be written \({tmp_path}"):
+        check_config(validate_config(path_config(path, str(tmp_path / "store"))))
+
+
+BACKEND_KEYS = sorted(
+    (key, spec["x-backend"]) for key, spec in MODEL_SCHEMA.items() if "x-backend" in spec
+)
+
+
+@pytest.mark.parametrize(("key", "marked"), BACKEND_KEYS, ids=[key for key, _ in BACKEND_KEYS])
+def test_a_setting_of_another_backend_is_refused(key, marked):
+    """It would do nothing, and one marked answers would still enter the store's key."""
+    backends = {"transformers", "openai", "vllm", "extractive_qa", "simulated"}
+    other = sorted(backends - set([marked] if isinstance(marked, str) else marked))[0]
+    own = marked if isinstance(marked, str) else marked[0]
+    filled = validate_config({"models": {"m": {"backend": own, "model": "m"}}})
+    value = copy.deepcopy(filled["models"]["m"][key])
+    config = {"models": {"m": {"backend": other, "model": "m", key: value}}}
+    with pytest.raises(InputError, match=rf"^models.m.{key}: a setting of the .* uses {other}"):
+        check_config(validate_config(config))
+
+
+def test_a_missing_api_key_is_said_before_any_job(monkeypatch):
+    config = validate_config({"models": {"gpt": {"backend": "openai", "model": "gpt-4o"}}})
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert checks.config_warnings(config) == [
+        "models.gpt: $OPENAI_API_KEY is not set: its jobs will fail until it holds the API key"
+    ]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert checks.config_warnings(config) == []
+
+
+@pytest.mark.parametrize("url", ["localhost:8000/v1", "api.openai.com/v1", " http://a", "ftp://a"])
+def test_a_base_url_without_its_scheme_is_refused(url):
+    config = {"models": {"gpt": {"backend": "openai", "model": "g", "base_url": url}}}
+    with pytest.raises(InputError, match=r"'models.gpt.base_url': .* with its scheme"):
+        validate_config(config)
+
+
+@pytest.mark.parametrize(
+    ("given", "key"),
+    [
+        ("report={alpha: 0.1}", "report.alpha"),
+        ("names={pairs: 3}", "names.pairs"),
+        ("names={validate: true}", "names.validate"),
+        ("report={power_differences: [0.1, 0.2]}", "report.power_differences.0"),
+    ],
+)
+def test_a_value_snakemake_read_as_text_is_named_as_such(given, key):
+    """Snakemake's --config reads every value nested in {...} as text ('0.1', not 0.1)."""
+    from snakemake.cli import parse_config
+
+    config = {"models": {"m": {"backend": "simulated", "model": "m"}}, **parse_config([given])}
+    with pytest.raises(InputError, match=rf"'{re.escape(key)}': .* \(it came as the text '"):
+        validate_config(config)
+
+
+def test_text_that_is_no_value_of_the_type_gets_no_such_hint():
+    with pytest.raises(InputError) as refused:
+        validate_config(
+            {"models": {"m": {"backend": "simulated", "model": "m"}}, "names": {"pairs": "x"}}
+        )
+    assert "came as the text" not in str(refused.value)
+
+
+@needs_data
+def test_more_attributes_than_the_local_release_rates_are_refused_before_any_job():
+    """O*NET 29.3 rates 35 skills, 33 knowledge and 52 ability elements."""
+    config = with_model({"local_data": str(SHARED_DATA), "attributes": {"per_type": 34}})
+    with pytest.raises(
+        InputError,
+        match=r"^attributes.per_type: 34, but O\*NET db_29_3_text rates 35 skill, 33 knowledge, "
+        r"52 ability elements; use at most 33",
+    ):
+        check_config(validate_config(config))
+    config["attributes"]["per_type"] = 33
+    check_config(validate_config(config))

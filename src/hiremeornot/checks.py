@@ -3,6 +3,7 @@ names, and what they must agree on (Snakemake runs ``check_config`` when it buil
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from hiremeornot.arms import BASELINE, check_interventions
 from hiremeornot.asking.backends import model_identity
 from hiremeornot.asking.backends.location import model_location
 from hiremeornot.asking.respondent import check_design
-from hiremeornot.config import read_yaml, validate_config
+from hiremeornot.config import backend_of, marked_values, read_yaml, validate_config
 from hiremeornot.design.contrasts import CONTROL, NEUTRAL_ROLES, control_contrast
 from hiremeornot.design.prompts import (
     PAPER,
@@ -27,6 +28,7 @@ from hiremeornot.inputs.names import (
     check_answer_words,
     read_name_list,
 )
+from hiremeornot.inputs.onet import elements_per_type
 from hiremeornot.plan import (
     listing_orders,
     name_list_files,
@@ -64,6 +66,7 @@ def check_config_files(paths: Sequence[str | Path], argv: Sequence[str]) -> list
 def check_config(config: dict, source: str = "config") -> dict:
     """Validate the config and everything it names that can be checked without a model."""
     validate_config(config, source)
+    check_paths(config)
     check_twins(config)
     check_wordings(config["prompts"])
     check_answer_space(config["answers"])
@@ -78,6 +81,7 @@ def check_config(config: dict, source: str = "config") -> dict:
     if config["local_data"] is not None:
         check_local_data(config)
     for name, settings in config["models"].items():
+        check_backend_keys(name, settings)
         try:
             model_location(settings)
         except InputError as exc:
@@ -105,6 +109,7 @@ def check_local_data(config: dict) -> None:
             f"sources.onet.release: {config['sources']['onet']['release']!r} is not in "
             f"local_data ({onet_dir(config)} does not exist)"
         )
+    check_attributes_offered(config)
     missing = [path for path in name_list_files(config) if not Path(path).is_file()]
     if missing:
         raise InputError(
@@ -316,4 +321,63 @@ def same_content(where: str, entries: dict, what: str, consequence: str) -> None
         raise InputError(
             f"{where}.{second}: the same {what} as {where}.{first} ({SET_ASIDE_BUT_CASE}); "
             f"they would {consequence}: give it once"
+        )
+
+
+def check_paths(config: dict) -> None:
+    """Every path of the config (the schema's ``x-path``) is not empty; a file is a file; a
+    folder is not a file; a folder the run writes can be written, or made where it is missing."""
+    for key, value, kind in marked_values(config, "x-path"):
+        if value is None:
+            continue
+        if not value.strip():
+            raise InputError(f"{key}: an empty path")
+        path = Path(value)
+        if kind == "file" and not path.is_file():
+            found = "a folder" if path.is_dir() else "not there"
+            raise InputError(f"{key}: {value!r} is {found}; a file is expected")
+        if kind in ("folder", "writable_folder") and path.exists() and not path.is_dir():
+            raise InputError(f"{key}: {value!r} is a file where a folder belongs")
+        if kind == "writable_folder":
+            existing = next(p for p in (path.absolute(), *path.absolute().parents) if p.exists())
+            if not existing.is_dir():
+                raise InputError(f"{key}: {value!r} lies under the file {existing}")
+            if not os.access(existing, os.W_OK | os.X_OK):
+                raise InputError(f"{key}: {value!r} cannot be written ({existing} is not writable)")
+
+
+def check_backend_keys(name: str, settings: dict) -> None:
+    """A model sets only keys of its own backend (another backend's key would do nothing, and
+    one marked answers would still enter the store's key)."""
+    for key in settings:
+        marked = backend_of(key)
+        if marked is not None and settings["backend"] not in marked:
+            raise InputError(
+                f"models.{name}.{key}: a setting of the {' and '.join(marked)} backend; "
+                f"models.{name} uses {settings['backend']}, where it would do nothing: remove it"
+            )
+
+
+def config_warnings(config: dict) -> list[str]:
+    """What the run can start with but should say before any job: an API key variable not set
+    (every job of that model would fail; a plan or an estimate needs no key)."""
+    return [
+        f"models.{name}: ${settings['api_key_env']} is not set: its jobs will fail until it "
+        "holds the API key"
+        for name, settings in config["models"].items()
+        if settings["backend"] == "openai" and not os.environ.get(settings["api_key_env"])
+    ]
+
+
+def check_attributes_offered(config: dict) -> None:
+    """``attributes.per_type`` asks for no more elements of a type than the local O*NET release
+    holds (found before any job; a downloaded release is checked by its extraction job)."""
+    counts = elements_per_type(onet_dir(config))
+    fewest = min(counts, key=counts.__getitem__)
+    wanted = config["attributes"]["per_type"]
+    if wanted > counts[fewest]:
+        held = ", ".join(f"{count} {kind}" for kind, count in counts.items())
+        raise InputError(
+            f"attributes.per_type: {wanted}, but O*NET {config['sources']['onet']['release']} "
+            f"rates {held} elements; use at most {counts[fewest]}"
         )

@@ -19,7 +19,7 @@ import functools
 import importlib.resources
 import math
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,12 +98,21 @@ def _with_defaults(validator_class: type) -> type:
 _MISSING = object()
 
 
+def _backends(subschema: dict) -> list[str] | None:
+    """The backends a property belongs to (its ``x-backend``); None for every one."""
+    marked = subschema.get("x-backend")
+    return [marked] if isinstance(marked, str) else marked
+
+
 def _applies(subschema: dict, backend: str | None) -> bool:
     """Whether a property belongs in an object of ``backend`` (always, outside models)."""
-    marked = subschema.get("x-backend")
-    if marked is None:
-        return True
-    return backend in ([marked] if isinstance(marked, str) else marked)
+    marked = _backends(subschema)
+    return marked is None or backend in marked
+
+
+def backend_of(key: str) -> list[str] | None:
+    """The backends a model settings key belongs to (its ``x-backend``); None for every one."""
+    return _backends(_model_schema()["properties"].get(key, {}))
 
 
 def _validate(instance: Any, schema: dict, source: str) -> None:
@@ -116,8 +125,34 @@ def _validate(instance: Any, schema: dict, source: str) -> None:
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
         explained = error.schema.get("x-message") if isinstance(error.schema, dict) else None
         message = f"{error.instance!r} {explained}" if explained else error.message
-        raise InputError(f"{source}: invalid value at '{key}': {message}")
+        raise InputError(f"{source}: invalid value at '{key}': {message}{_text_hint(error)}")
     _refuse_non_finite(instance, source, ())
+
+
+# JSON schema's types as the Python values YAML reads them as.
+_TYPES = {"integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
+
+
+def _text_hint(error: jsonschema.ValidationError) -> str:
+    """Where a value of another type came as text that reads as one (Snakemake's --config reads
+    every value nested in {...} as text), say so; ``oneOf`` alternatives count too."""
+    typed = [e for e in (error, *error.context) if e.validator == "type"]
+    if not typed or not isinstance(error.instance, str):
+        return ""
+    expected = []
+    for alternative in typed:
+        value = alternative.validator_value
+        expected += value if isinstance(value, list) else [value]
+    try:
+        parsed = yaml.safe_load(error.instance)
+    except yaml.YAMLError:
+        return ""
+    if not any(isinstance(parsed, _TYPES[t]) for t in expected if t in _TYPES):
+        return ""
+    return (
+        f" (it came as the text {error.instance!r}: Snakemake's --config reads a value nested "
+        "in {...} as text; give that setting in a config file, --configfile)"
+    )
 
 
 def _refuse_non_finite(value: Any, source: str, path: tuple) -> None:
@@ -138,6 +173,24 @@ def validate_config(config: dict, source: str = "config") -> dict:
     """Fill defaults into ``config`` in place and raise InputError naming the first bad key."""
     _validate(config, _schema(), source)
     return config
+
+
+def marked_values(config: Mapping[str, Any], marker: str) -> Iterator[tuple[str, Any, Any]]:
+    """``(key, value, mark)`` of every value of a filled ``config`` whose schema carries
+    ``marker`` (e.g. ``x-path``), the key written with dots (``models.m.venv``)."""
+
+    def walk(value: Any, node: dict, path: tuple) -> Iterator[tuple[str, Any, Any]]:
+        if marker in node:
+            yield ".".join(map(str, path)), value, node[marker]
+        if not isinstance(value, dict):
+            return
+        properties, others = node.get("properties", {}), node.get("additionalProperties")
+        for name, item in value.items():
+            child = properties.get(name, others if isinstance(others, dict) else None)
+            if child is not None:
+                yield from walk(item, child, (*path, name))
+
+    yield from walk(config, _schema(), ())
 
 
 def model_settings(settings: Mapping[str, Any], source: str = "model settings") -> dict:

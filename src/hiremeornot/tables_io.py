@@ -1,11 +1,13 @@
 """Tables on disk: input TSVs read with errors that name the file and the column at fault; the
 pipeline's tables written whole or not at all and read back; damaged Parquet tables set aside to
 be re-made; the step tables' layout (``<model>/<step>/<wording>/shard-<i>.parquet``) and the
-record of the job that wrote each."""
+record of the job that wrote each, and its seal (the sha256 of the table as the job wrote it,
+beside it in ``<table>.sha256``), which every later read checks."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -63,6 +65,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if path.suffix != ".parquet":
         return pd.read_csv(path, sep=_separator(path))
+    check_seal(path)
     try:
         return pd.read_parquet(path)
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
@@ -146,13 +149,48 @@ JOB_RECORD_KEY = b"hiremeornot.job"
 
 
 def stamp_table(path: str | Path, record: Mapping[str, Any]) -> None:
-    """Add a job record to a Parquet step table's metadata (the table is rewritten atomically)."""
+    """Add a job record to a Parquet step table's metadata (the table is rewritten atomically)
+    and seal it."""
     import pyarrow.parquet as pq
 
     table = pq.read_table(path)
     metadata = {**(table.schema.metadata or {}), JOB_RECORD_KEY: json.dumps(record).encode()}
     with atomic_output(path) as partial:
         pq.write_table(table.replace_schema_metadata(metadata), partial)
+    with atomic_output(seal_of(path)) as partial:
+        partial.write_text(sha256_file(path) + "\n")
+
+
+def sha256_file(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, in hex."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def seal_of(path: str | Path) -> Path:
+    """Where a step table's seal lies: ``<table>.sha256``."""
+    return Path(f"{path}.sha256")
+
+
+def seal_broken(path: str | Path) -> bool:
+    """Whether a table differs from its seal: edited or replaced after its job wrote it (a
+    table without a seal was written before seals, or by no job)."""
+    seal = seal_of(path)
+    return seal.is_file() and seal.read_text().strip() != sha256_file(path)
+
+
+def check_seal(path: str | Path) -> None:
+    """Refuse a table whose seal is broken (seal_broken)."""
+    if seal_broken(path):
+        raise InputError(
+            f"{path}: changed after its job wrote it (its bytes no longer match "
+            f"{seal_of(path).name}), "
+            "so nothing is made from it. Run its step again (its answers come from the store), "
+            "or list what differs from the run's record: hiremeornot verify"
+        )
 
 
 def read_job_record(path: str | Path) -> dict[str, Any] | None:

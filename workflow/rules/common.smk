@@ -20,6 +20,8 @@ try:
         logger.warning(f"hiremeornot: {merged}")
     checks.check_config(config, source="config")
     if workflow.is_main_process:
+        for warning in checks.config_warnings(config):
+            logger.warning(f"hiremeornot: {warning}")
         for message in tables_io.set_aside_damaged_tables("results"):
             logger.warning(f"hiremeornot: {message}")
 except InputError as error:

@@ -33,6 +33,15 @@ USER_TABLE = {
             (["--out-tsv"], {**ONE, "help": "each question's answer then and now"}),
         ],
     ),
+    "verify": (
+        "provenance",
+        False,
+        False,
+        [
+            (["--results"], {"default": "results", "help": "the run's folder (its manifest.json)"}),
+            (["--store-dir"], {"default": None, "help": "default: the run's store_dir"}),
+        ],
+    ),
     "compare": (
         "comparing",
         True,
@@ -58,6 +67,7 @@ ABOUT = {
     "prepare-model": "convert a GGUF model once into the cache, so that jobs load it in a second",
     "drift": "ask a model a sample of its stored questions again: does it still answer alike?",
     "compare": "compare two runs or models: what changed per occupation, with intervals",
+    "verify": "check a finished run against its manifest and store: what changed since",
     **JOB_ABOUT,
 }
 STORE = {**ONE, "help": "the response store (the config's store_dir)"}
@@ -96,5 +106,6 @@ EXAMPLES = """examples:
       --out-png c.png
   hiremeornot drift --model gpt-4o --sample 50 --out-md drift.md --out-tsv drift.tsv
   hiremeornot store check --store-dir results/store
+  hiremeornot verify --results results
   hiremeornot <command> --help   (any command, the workflow's job commands too)
 """

@@ -1,5 +1,6 @@
 """The commands that record and publish a run, and check it later: its manifest, the export,
-and the drift check that asks a sample of the stored questions again."""
+the drift check that asks a sample of the stored questions again, and the check of a finished
+run against its manifest and store."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from pathlib import Path
 
 from hiremeornot.asking.backends import load_backend
 from hiremeornot.errors import InputError
-from hiremeornot.provenance import drift, export, manifest, weights
-from hiremeornot.tables_io import read_table, write_table
+from hiremeornot.provenance import drift, export, manifest, verify
+from hiremeornot.tables_io import read_table, sha256_file, write_table
 from hiremeornot.writing import provenance
 from hiremeornot.writing.drift import drift_markdown
 from hiremeornot.writing.markdown import write_markdown
@@ -39,7 +40,7 @@ def cmd_export(args):
     text = provenance.datasheet(
         manifest.read_json(args.manifest),
         files,
-        weights.sha256_file(args.manifest),
+        sha256_file(args.manifest),
         args.contrast,
         export.extra_columns(files, sides),
     )
@@ -71,3 +72,24 @@ def cmd_drift(args):
     write_markdown(drift_markdown(result), args.out_md)
     found = drift.findings(result)
     log.info("%d of %d answers agree with the store", found["agree"], found["n"])
+
+
+def cmd_verify(args):
+    """Check a finished run against its manifest and its store; exit 1 listing what differs."""
+    store_dir = args.store_dir
+    if store_dir is None:
+        store_dir = manifest.read_json(Path(args.results, "manifest.json"))["config"]["store_dir"]
+    found = verify.verify_run(args.results, store_dir)
+    for line in found.problems:
+        log.error(line)
+    if found.problems:
+        raise InputError(
+            f"{len(found.problems)} difference(s) between {args.results} and the record of the "
+            "run (its manifest and the response store)"
+        )
+    log.info(
+        "%d files match the manifest and %d answers the store %s",
+        found.files,
+        found.answers,
+        store_dir,
+    )

@@ -50,6 +50,21 @@ def read_descriptions(onet_dir: str | Path) -> dict[str, str]:
     return dict(zip(frame["Element ID"], frame["Description"], strict=True))
 
 
+# Where each attribute type's elements lie in O*NET's content model (their ids' branches).
+CONTENT_MODEL_BRANCHES = {"skill": ("2.A.", "2.B."), "knowledge": ("2.C.",), "ability": ("1.A.",)}
+
+
+def elements_per_type(onet_dir: str | Path) -> dict[str, int]:
+    """How many elements of each attribute type the release's content model holds (the leaves
+    of its branches: the elements that can be rated)."""
+    ids = set(read_descriptions(onet_dir))
+    leaves = ids - {element.rsplit(".", 1)[0] for element in ids}
+    return {
+        kind: sum(element.startswith(branches) for element in leaves)
+        for kind, branches in CONTENT_MODEL_BRANCHES.items()
+    }
+
+
 def read_ratings(
     onet_dir: str | Path,
     attribute_type: str,

@@ -26,8 +26,7 @@ from hiremeornot.atomic import atomic_output
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.design.questions import STEP1_KEY, step1_rows
 from hiremeornot.errors import InputError
-from hiremeornot.provenance.weights import sha256_file
-from hiremeornot.tables_io import read_table, step_table_parts
+from hiremeornot.tables_io import read_table, sha256_file, step_table_parts
 
 
 def fields(sides: Sides) -> list[tuple[str, str]]:

@@ -28,8 +28,8 @@ from hiremeornot.atomic import atomic_output
 from hiremeornot.config import model_keys
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.onet import FILES_READ as ONET_FILES_READ
-from hiremeornot.provenance.weights import files_in, model_weights, sha256_file
-from hiremeornot.tables_io import read_job_record, step_table_parts
+from hiremeornot.provenance.weights import files_in, model_weights
+from hiremeornot.tables_io import read_job_record, sha256_file, step_table_parts
 
 MANIFEST_VERSION = 1
 KEY_PACKAGES = ("hiremeornot", "snakemake", "torch", "transformers", "vllm", "openai", "pandas")

@@ -13,14 +13,7 @@ from hiremeornot.asking.backends import location
 from hiremeornot.asking.backends.gguf_cache import cache_root
 from hiremeornot.atomic import atomic_output
 from hiremeornot.errors import InputError
-
-
-def sha256_file(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+from hiremeornot.tables_io import sha256_file
 
 
 def files_in(path: Path) -> list[Path]:

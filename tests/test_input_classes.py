@@ -478,3 +478,21 @@ def test_more_attributes_than_the_local_release_rates_are_refused_before_any_job
         check_config(validate_config(config))
     config["attributes"]["per_type"] = 33
     check_config(validate_config(config))
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("results/compare/sim_vs_nosuch.md", "not two models of the config joined by _vs_"),
+        ("results/compare/nosuch_vs_sim.tsv", "not two models of the config joined by _vs_"),
+        ("results/contrasts/black/compare/sim_vs_x_changed.tsv", "not two models"),
+        ("results/compare/sim-and-gpt.png", "not two models of the config joined by _vs_"),
+        ("results/calibration/gpt.md", "'gpt' is not a simulated model"),
+        ("results/control/calibration/nosuch_verdicts.tsv", "'nosuch' is no model"),
+    ],
+)
+def test_a_target_asked_for_by_name_names_models_of_the_config(target, message):
+    with pytest.raises(InputError, match=rf"^{re.escape(target)}: .*{re.escape(message)}"):
+        checks.check_targets([target], ["sim", "gpt", "gpt+fair"], ["sim"])
+    for fine in ("results/compare/sim_vs_gpt+fair.md", "results/calibration/sim.png", "-n"):
+        checks.check_targets([fine], ["sim", "gpt", "gpt+fair"], ["sim"])

@@ -4,7 +4,8 @@ names, and what they must agree on (Snakemake runs ``check_config`` when it buil
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from hiremeornot.arms import BASELINE, check_interventions
@@ -381,3 +382,33 @@ def check_attributes_offered(config: dict) -> None:
             f"attributes.per_type: {wanted}, but O*NET {config['sources']['onet']['release']} "
             f"rates {held} elements; use at most {counts[fewest]}"
         )
+
+
+# The targets a user asks for by name (not part of `all`), under a contrast's prefix or not.
+_BY_NAME = re.compile(
+    r"(?:.*/)?results/(?:contrasts/[^/]+/|control/)?"
+    r"(?:compare/(?P<pair>[^/]+?)(?:_changed)?\.\w+|calibration/(?P<model>[^/]+?)(?:_verdicts)?\.\w+)$"
+)
+
+
+def check_targets(targets: Iterable[str], models: Sequence[str], simulated: Sequence[str]) -> None:
+    """A comparison or a calibration asked for by name names models of the config (Snakemake
+    would only say that no rule makes it)."""
+    for target in targets:
+        found = _BY_NAME.match(str(target))
+        if found is None:
+            continue
+        if found["pair"] is not None:
+            halves = [found["pair"].split("_vs_", 1)] if "_vs_" in found["pair"] else []
+            splits = [(a, b) for a, b in halves if a in models and b in models]
+            if not splits:
+                raise InputError(
+                    f"{target}: not two models of the config joined by _vs_ (its models: "
+                    f"{list(models)})"
+                )
+        elif found["model"] not in simulated:
+            whose = "no model" if found["model"] not in models else "not a simulated model"
+            raise InputError(
+                f"{target}: {found['model']!r} is {whose}; a calibration needs backend "
+                f"simulated (the config's simulated models: {list(simulated)})"
+            )

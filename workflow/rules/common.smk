@@ -35,6 +35,11 @@ ARMS = arms.intervention_arms(config)
 config["models"] = arms.with_arms(config)
 MODELS = list(config["models"])
 SIMULATED = plan.simulated_models(config["models"])
+try:  # the targets asked for on the command line (Snakemake has not parsed them yet)
+    if workflow.is_main_process:
+        checks.check_targets(sys.argv[1:], MODELS, SIMULATED)
+except InputError as error:
+    raise WorkflowError(f"hiremeornot: {error}") from None
 # The contrasts by the prefix of their results under results/: "" for the paper's female vs
 # male audit of a gender-only list, contrasts/<id>/ for each otherwise (names.contrast).
 CONTRASTS = plan.run_contrasts(config)

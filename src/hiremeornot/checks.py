@@ -336,7 +336,10 @@ def check_paths(config: dict) -> None:
         path = Path(value)
         if kind == "file" and not path.is_file():
             found = "a folder" if path.is_dir() else "not there"
-            raise InputError(f"{key}: {value!r} is {found}; a file is expected")
+            where = (
+                "" if path.is_absolute() else f" (read from the folder the run is in, {Path.cwd()})"
+            )
+            raise InputError(f"{key}: {value!r} is {found}{where}; a file is expected")
         if kind in ("folder", "writable_folder") and path.exists() and not path.is_dir():
             raise InputError(f"{key}: {value!r} is a file where a folder belongs")
         if kind == "writable_folder":

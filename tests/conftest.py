@@ -101,6 +101,7 @@ LONGEST_FIRST = (
     "test_crash_resume.py",  # 60
     "test_workflow.py",  # 54
     "test_backends_workflow.py",  # 52
+    "test_verify.py",  # about 50 (a run made again from an edited table)
 )
 
 

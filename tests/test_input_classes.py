@@ -9,10 +9,11 @@ import re
 import unicodedata
 
 import pytest
+import yaml
 
-from hiremeornot import checks
+from hiremeornot import checks, placement
 from hiremeornot.checks import check_config
-from hiremeornot.config import schema, validate_config
+from hiremeornot.config import models_merged_in, schema, validate_config
 from hiremeornot.design.prompts import PLACEHOLDERS
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import read_name_list
@@ -94,6 +95,11 @@ def test_every_number_is_refused_when_not_finite_or_out_of_its_range(path, spec)
         above = high + 1 if "maximum" in spec else high
         with pytest.raises(InputError, match=rf"invalid value at '{key}'"):
             validate_config(config_with(path, above, siblings))
+    types = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+    if "integer" in types:  # a whole number written as a float: range(3.0) refuses it in a job
+        whole = float(spec.get("default") or low + 1)
+        with pytest.raises(InputError, match=rf"invalid value at '{key}': .*not of type 'integer'"):
+            validate_config(config_with(path, whole, siblings))
     # a value in range is accepted (the walk builds configs the schema takes)
     validate_config(config_with(path, copy.deepcopy(spec.get("default", low + 1)), siblings))
 
@@ -382,6 +388,8 @@ def test_every_path_is_refused_empty_and_as_the_wrong_kind_of_thing(path, kind, 
     for empty in ("", "  "):
         with pytest.raises(InputError, match=rf"^{re.escape(key)}: an empty path"):
             check_config(validate_config(path_config(path, empty)))
+    with pytest.raises(InputError, match=rf"^{re.escape(key)}: '~/x': ~ is not expanded here"):
+        check_config(validate_config(path_config(path, "~/x")))
     a_file = tmp_path / "a-file"
     a_file.write_text("")
     wrong = {
@@ -399,7 +407,7 @@ def test_every_path_is_refused_empty_and_as_the_wrong_kind_of_thing(path, kind, 
 def test_a_folder_the_run_writes_must_be_writable(key, tmp_path, monkeypatch):
     """As a user without write access sees it (root writes anywhere, so access is refused by
     a stand-in for os.access: every folder reads as not writable)."""
-    monkeypatch.setattr(checks.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(placement.os, "access", lambda path, mode: False)
     path = tuple(key.split("."))
     with pytest.raises(InputError, match=rf"^{re.escape(key)}: .* cannot be written \({tmp_path}"):
         check_config(validate_config(path_config(path, str(tmp_path / "store"))))
@@ -454,7 +462,7 @@ def test_a_value_snakemake_read_as_text_is_named_as_such(given, key):
     from snakemake.cli import parse_config
 
     config = {"models": {"m": {"backend": "simulated", "model": "m"}}, **parse_config([given])}
-    with pytest.raises(InputError, match=rf"'{re.escape(key)}': .* \(it came as the text '"):
+    with pytest.raises(InputError, match=rf"'{re.escape(key)}': .* \(it is the text '"):
         validate_config(config)
 
 
@@ -463,7 +471,7 @@ def test_text_that_is_no_value_of_the_type_gets_no_such_hint():
         validate_config(
             {"models": {"m": {"backend": "simulated", "model": "m"}}, "names": {"pairs": "x"}}
         )
-    assert "came as the text" not in str(refused.value)
+    assert "it is the text" not in str(refused.value)
 
 
 @needs_data
@@ -487,12 +495,178 @@ def test_more_attributes_than_the_local_release_rates_are_refused_before_any_job
         ("results/compare/nosuch_vs_sim.tsv", "not two models of the config joined by _vs_"),
         ("results/contrasts/black/compare/sim_vs_x_changed.tsv", "not two models"),
         ("results/compare/sim-and-gpt.png", "not two models of the config joined by _vs_"),
+        ("results/compare/gpt_vs_gpt.md", "compares gpt with itself"),
         ("results/calibration/gpt.md", "'gpt' is not a simulated model"),
         ("results/control/calibration/nosuch_verdicts.tsv", "'nosuch' is no model"),
     ],
 )
 def test_a_target_asked_for_by_name_names_models_of_the_config(target, message):
     with pytest.raises(InputError, match=rf"^{re.escape(target)}: .*{re.escape(message)}"):
-        checks.check_targets([target], ["sim", "gpt", "gpt+fair"], ["sim"])
+        placement.check_targets([target], ["sim", "gpt", "gpt+fair"], ["sim"])
     for fine in ("results/compare/sim_vs_gpt+fair.md", "results/calibration/sim.png", "-n"):
-        checks.check_targets([fine], ["sim", "gpt", "gpt+fair"], ["sim"])
+        placement.check_targets([fine], ["sim", "gpt", "gpt+fair"], ["sim"])
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (
+            {"names": {"pairs": "ALL"}},
+            r"'names.pairs': 'ALL' is none of what it may be: .*'all' was",
+        ),
+        (
+            {"occupations": {"select": ["nurse", 1]}},
+            r"'occupations.select': .* none of what it may be: 'all' was expected; at 1: 1 is not",
+        ),
+    ],
+)
+def test_a_value_of_none_of_its_forms_is_told_what_each_form_wants(config, message):
+    with pytest.raises(InputError, match=message):
+        validate_config(with_model(config))
+
+
+def test_an_api_key_given_for_its_variable_is_refused_without_showing_it():
+    config = {
+        "models": {"gpt": {"backend": "openai", "model": "g", "api_key_env": "sk-proj-S3CRET"}}
+    }
+    with pytest.raises(
+        InputError, match=r"'models.gpt.api_key_env': the value is not the name"
+    ) as refused:
+        validate_config(config)
+    assert "S3CRET" not in str(refused.value)
+
+
+ANSWER_WORDS = {
+    key: spec["default"] for key, spec in schema()["properties"]["answers"]["properties"].items()
+}
+
+
+@pytest.mark.parametrize("key", ANSWER_WORDS)
+@pytest.mark.parametrize("other", ANSWER_WORDS)
+def test_an_answer_word_that_is_another_answers_word_is_refused(key, other):
+    """answers.yes: "No" would read every yes as no: the results inverted, without a word."""
+    if key == other:
+        return
+    answers = {key: ANSWER_WORDS[other].upper()}
+    with pytest.raises(
+        InputError, match=rf"answers.{key}: .* is the word of answers.{other}|read the same"
+    ):
+        check_config(validate_config(with_model({"answers": answers})))
+
+
+@pytest.mark.parametrize("store", ["results", "./results/", "results/m", "results/m/store"])
+def test_a_store_in_the_results_own_folders_is_refused(store):
+    with pytest.raises(
+        InputError,
+        match=rf"^store_dir: '{re.escape(store)}' (is results/ itself|lies in results/m/)",
+    ):
+        check_config(validate_config(with_model({"store_dir": store})))
+    check_config(validate_config(with_model({"store_dir": "results/store"})))
+
+
+@needs_data
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        (
+            {
+                "list": "bloomberg",
+                "contrast": [{"a": {"gender": "female"}, "b": {"gender": "male"}}],
+                "pairs": 3,
+            },
+            r"names.pairs: 3 pairs leave out \['Hispanic'\] of the 4 levels of race",
+        ),
+        ({"list": "bbq", "contrast": "race", "pairs": 95}, r"names.pairs: asked for 95 pairs but"),
+    ],
+)
+def test_pairs_the_list_cannot_give_are_refused_before_any_job(names, message):
+    config = with_model({"local_data": str(SHARED_DATA), "names": names})
+    with pytest.raises(InputError, match=message):
+        check_config(validate_config(config))
+
+
+def occupation_table(tmp_path, *rows: str):
+    table = tmp_path / "occupations.tsv"
+    header = "title\tsoc_code\tonet_title\tmatch\treason\n"
+    table.write_text(header + "".join(row.replace("|", "\t") + "\n" for row in rows))
+    return table
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ("nurse|29-1141.00|Registered Nurses|excluded|x", "'nurse' is excluded but has a soc_code"),
+        ("nurse||Registered Nurses|title|x", "'nurse' is 'title' but has no soc_code"),
+        ("nurse|29-1141.00|Registered Nurses|maybe|x", "match 'maybe' of 'nurse' is not one of"),
+    ],
+)
+def test_an_occupation_row_that_says_one_thing_and_does_another_is_refused(tmp_path, row, message):
+    table = occupation_table(
+        tmp_path, "pilot|53-2011.00|Airline Pilots, Copilots, and Flight Engineers|title|x", row
+    )
+    with pytest.raises(InputError, match=rf"^{table}:3: {re.escape(message)}"):
+        read_occupations(table)
+
+
+@needs_data
+def test_a_code_copied_from_another_occupation_is_refused_where_onet_is_at_hand(tmp_path):
+    table = occupation_table(
+        tmp_path,
+        "pilot|53-2011.00|Airline Pilots, Copilots, and Flight Engineers|title|x",
+        "nurse|53-2011.00|Registered Nurses|title|x",
+    )
+    config = with_model({"local_data": str(SHARED_DATA), "occupations": {"table": str(table)}})
+    with pytest.raises(
+        InputError,
+        match=r"'nurse' has the soc_code 53-2011.00, which O\*NET db_29_3_text calls 'Airline",
+    ):
+        check_config(validate_config(config))
+
+
+@pytest.mark.parametrize("key", ["female male", "female female"])
+def test_a_plant_that_gives_one_attribute_twice_is_refused(key):
+    respondent = {"effects": {"q2": {key: 1.0}}}
+    config = {"models": {"sim": {"backend": "simulated", "model": "sim", "respondent": respondent}}}
+    with pytest.raises(InputError, match=rf"respondent.effects.q2.{key}: gives gender twice"):
+        check_config(validate_config(config))
+
+
+@pytest.mark.parametrize("models", [None, [{"sim": {"backend": "simulated"}}], "sim"])
+def test_models_of_the_wrong_shape_get_the_schemas_line_not_a_traceback(models, tmp_path):
+    own = tmp_path / "mine.yaml"
+    own.write_text("models: {sim: {backend: simulated, model: sim}}\n")
+    assert models_merged_in(models, [own]) is None
+    with pytest.raises(InputError, match=r"invalid value at 'models'"):
+        validate_config({"models": models})
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "key"),
+    [
+        ("answers: {yes: Sure, no: Nope}", "answers", "True"),
+        (
+            "models: {sim: {backend: simulated, model: sim}}\noccupations: {select: [nurse]}\n"
+            "interventions: {instructions: {on: {preamble: Be fair.}}}",
+            "interventions.instructions",
+            "True",
+        ),
+        ("names: {list: unqover, 3: x}", "names", "3"),
+    ],
+)
+def test_a_key_yaml_reads_as_no_text_is_refused_saying_why(text, where, key):
+    """YAML 1.1 reads an unquoted yes, no, on or off as a truth value: `answers: {yes: ..}`
+    was refused as `False, True were unexpected`."""
+    config = {"models": {"m": {"backend": "simulated", "model": "m"}}, **yaml.safe_load(text)}
+    with pytest.raises(InputError, match=rf"at '{re.escape(where)}': the key {key} is not text"):
+        validate_config(config)
+
+
+@pytest.mark.parametrize("device", ["gpu", "CUDA:0", "cuda:", "cuda:one", " cpu"])
+def test_a_device_torch_cannot_name_is_refused_before_any_job(device):
+    config = {"models": {"m": {"backend": "transformers", "model": "x/y", "device": device}}}
+    with pytest.raises(InputError, match=r"'models.m.device': .* is not a torch device"):
+        validate_config(config)
+    for fine in ("cpu", "cuda", "cuda:1", "mps"):
+        validate_config(
+            {"models": {"m": {"backend": "transformers", "model": "x/y", "device": fine}}}
+        )

@@ -23,7 +23,10 @@ ANSWERS = {"yes": "Yes", "no": "No", "both": "both", "neither": "neither"}
 def test_answers_offered_together_must_differ(change, keys):
     with pytest.raises(InputError, match=f"^{keys} read the same"):
         check_answer_space({**ANSWERS, **change})
-    check_answer_space({**ANSWERS, "no": "Yes", "yes": "No"})  # swapped is fine
+    check_answer_space({**ANSWERS, "yes": "Oui", "no": "Non"})
+    # swapped words would read every answer crossed (tests/test_input_classes.py has them all)
+    with pytest.raises(InputError, match="^answers.yes: 'No' is the word of answers.no"):
+        check_answer_space({**ANSWERS, "no": "Yes", "yes": "No"})
 
 
 def test_the_config_check_refuses_answers_that_collide():

@@ -4,16 +4,15 @@ names, and what they must agree on (Snakemake runs ``check_config`` when it buil
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from hiremeornot.arms import BASELINE, check_interventions
 from hiremeornot.asking.backends import model_identity
 from hiremeornot.asking.backends.location import model_location
 from hiremeornot.asking.respondent import check_design
-from hiremeornot.config import backend_of, marked_values, read_yaml, validate_config
-from hiremeornot.design.contrasts import CONTROL, NEUTRAL_ROLES, control_contrast
+from hiremeornot.config import backend_of, read_yaml, schema, validate_config
+from hiremeornot.design.contrasts import CONTROL, NEUTRAL_ROLES, contrast_pairs, control_contrast
 from hiremeornot.design.prompts import (
     PAPER,
     check_options_sentence,
@@ -29,7 +28,8 @@ from hiremeornot.inputs.names import (
     check_answer_words,
     read_name_list,
 )
-from hiremeornot.inputs.onet import elements_per_type
+from hiremeornot.inputs.onet import elements_per_type, read_occupation_titles
+from hiremeornot.placement import check_paths, check_store_place
 from hiremeornot.plan import (
     listing_orders,
     name_list_files,
@@ -68,6 +68,7 @@ def check_config(config: dict, source: str = "config") -> dict:
     """Validate the config and everything it names that can be checked without a model."""
     validate_config(config, source)
     check_paths(config)
+    check_store_place(config)
     check_twins(config)
     check_wordings(config["prompts"])
     check_answer_space(config["answers"])
@@ -101,8 +102,9 @@ def check_config(config: dict, source: str = "config") -> dict:
 
 def check_local_data(config: dict) -> None:
     """The local data folder holds the O*NET release and the name list the config names (a
-    release it lacks would otherwise leave the old release's results standing), and the list
-    reads as one."""
+    release it lacks would otherwise leave the old release's results standing); the release
+    rates as many attributes as asked and names each occupation's code as the table does; the
+    list reads as one and gives every contrast its pairs."""
     if not Path(config["local_data"]).is_dir():
         raise InputError(f"local_data: folder {config['local_data']!r} does not exist")
     if not Path(onet_dir(config)).is_dir():
@@ -111,6 +113,7 @@ def check_local_data(config: dict) -> None:
             f"local_data ({onet_dir(config)} does not exist)"
         )
     check_attributes_offered(config)
+    check_onet_titles(config)
     missing = [path for path in name_list_files(config) if not Path(path).is_file()]
     if missing:
         raise InputError(
@@ -121,6 +124,8 @@ def check_local_data(config: dict) -> None:
     # name may read as an answer word and no control label may be a name
     listed = read_name_list(config["local_data"], name_source(config), config["names"]["list"])
     check_answer_words(listed, config["answers"])
+    for contrast in named_contrasts(config).values():  # the names misread are dropped later
+        contrast_pairs(listed, contrast, config["names"]["pairs"], config["names"]["seed"])
     if config["control"]["neutral"]:
         names = {reading(name): name for name in listed["name"]}
         for label in config["control"]["labels"]:
@@ -181,12 +186,25 @@ def check_step1_shards(config: dict) -> None:
 
 
 def check_answer_space(answers: dict[str, str]) -> None:
-    """The two answers that one question offers side by side must read differently."""
+    """The two answers that one question offers side by side must read differently, and no
+    answer word may be another answer's own word (``yes: "No"`` would read every answer
+    crossed)."""
     for first, second in (("yes", "no"), ("both", "neither")):
         if same_text(answers[first], answers[second]):
             raise InputError(
                 f"answers.{first} and answers.{second} read the same ({answers[first]!r}, "
                 f"{answers[second]!r}): a question would offer one answer twice"
+            )
+    words = {
+        key: spec["default"]
+        for key, spec in schema()["properties"]["answers"]["properties"].items()
+    }
+    for key, word in answers.items():
+        crossed = [other for other, own in words.items() if other != key and same_text(word, own)]
+        if crossed:
+            raise InputError(
+                f"answers.{key}: {word!r} is the word of answers.{crossed[0]} "
+                f"({words[crossed[0]]!r}): every {key} would be read as {crossed[0]}"
             )
 
 
@@ -325,31 +343,6 @@ def same_content(where: str, entries: dict, what: str, consequence: str) -> None
         )
 
 
-def check_paths(config: dict) -> None:
-    """Every path of the config (the schema's ``x-path``) is not empty; a file is a file; a
-    folder is not a file; a folder the run writes can be written, or made where it is missing."""
-    for key, value, kind in marked_values(config, "x-path"):
-        if value is None:
-            continue
-        if not value.strip():
-            raise InputError(f"{key}: an empty path")
-        path = Path(value)
-        if kind == "file" and not path.is_file():
-            found = "a folder" if path.is_dir() else "not there"
-            where = (
-                "" if path.is_absolute() else f" (read from the folder the run is in, {Path.cwd()})"
-            )
-            raise InputError(f"{key}: {value!r} is {found}{where}; a file is expected")
-        if kind in ("folder", "writable_folder") and path.exists() and not path.is_dir():
-            raise InputError(f"{key}: {value!r} is a file where a folder belongs")
-        if kind == "writable_folder":
-            existing = next(p for p in (path.absolute(), *path.absolute().parents) if p.exists())
-            if not existing.is_dir():
-                raise InputError(f"{key}: {value!r} lies under the file {existing}")
-            if not os.access(existing, os.W_OK | os.X_OK):
-                raise InputError(f"{key}: {value!r} cannot be written ({existing} is not writable)")
-
-
 def check_backend_keys(name: str, settings: dict) -> None:
     """A model sets only keys of its own backend (another backend's key would do nothing, and
     one marked answers would still enter the store's key)."""
@@ -387,31 +380,19 @@ def check_attributes_offered(config: dict) -> None:
         )
 
 
-# The targets a user asks for by name (not part of `all`), under a contrast's prefix or not.
-_BY_NAME = re.compile(
-    r"(?:.*/)?results/(?:contrasts/[^/]+/|control/)?"
-    r"(?:compare/(?P<pair>[^/]+?)(?:_changed)?\.\w+|calibration/(?P<model>[^/]+?)(?:_verdicts)?\.\w+)$"
-)
-
-
-def check_targets(targets: Iterable[str], models: Sequence[str], simulated: Sequence[str]) -> None:
-    """A comparison or a calibration asked for by name names models of the config (Snakemake
-    would only say that no rule makes it)."""
-    for target in targets:
-        found = _BY_NAME.match(str(target))
-        if found is None:
-            continue
-        if found["pair"] is not None:
-            halves = [found["pair"].split("_vs_", 1)] if "_vs_" in found["pair"] else []
-            splits = [(a, b) for a, b in halves if a in models and b in models]
-            if not splits:
-                raise InputError(
-                    f"{target}: not two models of the config joined by _vs_ (its models: "
-                    f"{list(models)})"
-                )
-        elif found["model"] not in simulated:
-            whose = "no model" if found["model"] not in models else "not a simulated model"
+def check_onet_titles(config: dict) -> None:
+    """Each audited occupation's soc_code is in the local O*NET release under the onet_title
+    the occupation table gives it (a code copied from another row would audit the wrong job)."""
+    official = read_occupation_titles(onet_dir(config))
+    release, table = config["sources"]["onet"]["release"], config["occupations"]["table"]
+    for row in selected_occupations(config).itertuples():
+        title = official.get(row.soc_code)
+        if title is None:
             raise InputError(
-                f"{target}: {found['model']!r} is {whose}; a calibration needs backend "
-                f"simulated (the config's simulated models: {list(simulated)})"
+                f"{table}: {row.title!r} has the soc_code {row.soc_code}, not in O*NET {release}"
+            )
+        if not same_text(title, row.onet_title):
+            raise InputError(
+                f"{table}: {row.title!r} has the soc_code {row.soc_code}, which O*NET {release} "
+                f"calls {title!r}, but its onet_title says {row.onet_title!r}: one of them is wrong"
             )

@@ -92,7 +92,13 @@ def _with_defaults(validator_class: type) -> type:
                     instance[name] = copy.deepcopy(default)
         yield from validate_properties(validator, properties, instance, schema)
 
-    return jsonschema.validators.extend(validator_class, {"properties": fill_defaults})
+    # a whole number written as a float (3.0) is no integer: range(3.0) and the seeds refuse it
+    strict = validator_class.TYPE_CHECKER.redefine(
+        "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool)
+    )
+    return jsonschema.validators.extend(
+        validator_class, {"properties": fill_defaults}, type_checker=strict
+    )
 
 
 _MISSING = object()
@@ -118,15 +124,36 @@ def backend_of(key: str) -> list[str] | None:
 def _validate(instance: Any, schema: dict, source: str) -> None:
     """Fill defaults into ``instance`` in place; raise InputError naming the first bad key (with
     the schema's ``x-message`` where the failing subschema has one)."""
+    _refuse_non_finite(instance, source, ())
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
         error = errors[0]
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-        explained = error.schema.get("x-message") if isinstance(error.schema, dict) else None
-        message = f"{error.instance!r} {explained}" if explained else error.message
-        raise InputError(f"{source}: invalid value at '{key}': {message}{_text_hint(error)}")
-    _refuse_non_finite(instance, source, ())
+        raise InputError(f"{source}: invalid value at '{key}': {_message(error)}")
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    """What is wrong with a value: the schema's ``x-message`` where it has one (without the
+    value where the schema marks it ``x-secret``: it may be a key), each alternative of a
+    ``oneOf`` ("is not valid under any of the given schemas" says none), and whether the value
+    came as text."""
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if "x-message" in schema:
+        shown = "the value" if schema.get("x-secret") else repr(error.instance)
+        return f"{shown} {schema['x-message']}"
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        reasons = sorted(
+            {
+                (f"at {'.'.join(map(str, sub.relative_path))}: " if sub.relative_path else "")
+                + sub.message
+                for sub in error.context
+            }
+        )
+        message = f"{error.instance!r} is none of what it may be: {'; '.join(reasons)}"
+    else:
+        message = error.message
+    return message + _text_hint(error)
 
 
 # JSON schema's types as the Python values YAML reads them as.
@@ -150,19 +177,26 @@ def _text_hint(error: jsonschema.ValidationError) -> str:
     if not any(isinstance(parsed, _TYPES[t]) for t in expected if t in _TYPES):
         return ""
     return (
-        f" (it came as the text {error.instance!r}: Snakemake's --config reads a value nested "
-        "in {...} as text; give that setting in a config file, --configfile)"
+        f" (it is the text {error.instance!r}: remove its quotes; Snakemake's --config reads a "
+        "value nested in {...} as text, so give such a setting in a config file)"
     )
 
 
 def _refuse_non_finite(value: Any, source: str, path: tuple) -> None:
     """Raise InputError at the first number that is not finite (YAML's .nan, .inf), which the
-    schema's bounds let through (nan compares false with every bound)."""
+    schema's bounds let through (nan compares false with every bound), and at a key that is not
+    text (YAML reads an unquoted yes, no, on or off as true or false)."""
+    key = ".".join(str(p) for p in path) or "(top level)"
     if isinstance(value, float) and not math.isfinite(value):
-        key = ".".join(str(p) for p in path) or "(top level)"
         raise InputError(f"{source}: invalid value at '{key}': {value!r} is not a finite number")
     if isinstance(value, dict):
         for name, item in value.items():
+            if not isinstance(name, str):
+                raise InputError(
+                    f"{source}: at '{key}': the key {name!r} is not text: YAML reads an unquoted "
+                    "yes, no, on, off, true or false as a truth value and digits as a number; "
+                    "quote it ('yes':)"
+                )
             _refuse_non_finite(item, source, (*path, name))
     elif isinstance(value, list):
         for index, item in enumerate(value):
@@ -251,6 +285,8 @@ def models_merged_in(models: Mapping[str, Any], own: Sequence[str | Path]) -> st
     """The warning for a run whose config files on the command line (``own``) list models and
     that audits others as well (Snakemake merges the workflow's config.yaml into them); None
     where the run audits just theirs."""
+    if not isinstance(models, Mapping):
+        return None  # the config check names what is wrong with it
     listed = set()
     for path in own:
         content = read_yaml(path) or {}

@@ -4,7 +4,7 @@ import sys
 import time
 from pathlib import Path
 
-from hiremeornot import arms, checks, plan, tables_io
+from hiremeornot import arms, checks, placement, plan, tables_io
 from hiremeornot.cli.rule_lines import keyed_options, rule_line
 from hiremeornot.config import models_merged_in
 from hiremeornot.errors import InputError
@@ -37,7 +37,7 @@ MODELS = list(config["models"])
 SIMULATED = plan.simulated_models(config["models"])
 try:  # the targets asked for on the command line (Snakemake has not parsed them yet)
     if workflow.is_main_process:
-        checks.check_targets(sys.argv[1:], MODELS, SIMULATED)
+        placement.check_targets(sys.argv[1:], MODELS, SIMULATED)
 except InputError as error:
     raise WorkflowError(f"hiremeornot: {error}") from None
 # The contrasts by the prefix of their results under results/: "" for the paper's female vs

@@ -219,6 +219,13 @@ def check_design(
                     f"{path}.{key}: {unknown[0]!r} is no group of the design; known: "
                     f"{sorted(attribute_of)}"
                 )
+            attributes = [attribute_of[part] for part in parts]
+            repeated = [a for a in attributes if attributes.count(a) > 1]
+            if repeated:
+                raise InputError(
+                    f"{path}.{key}: gives {repeated[0]} twice ({' and '.join(parts)}); a person "
+                    f"has one {repeated[0]}, so name each attribute once"
+                )
             for attribute in sorted({attribute_of[part] for part in parts} - {CONTROL}):
                 for label, attributes in named.items():
                     if attribute not in attributes:

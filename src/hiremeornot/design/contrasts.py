@@ -227,6 +227,14 @@ def contrast_pairs(
         raise InputError(f"names.contrast: no pairs for {contrast.label}")
     chosen = list(levels.values())
     if pairs != "all":
+        if pairs < len(chosen) and contrast.held:
+            left_out = [" ".join(level) for level in list(levels)[pairs:]]
+            held = " and ".join(contrast.held)
+            raise InputError(
+                f"names.pairs: {pairs} pairs leave out {left_out} of the {len(chosen)} levels "
+                f"of {held} that {contrast.label} holds equal; use at least {len(chosen)} (a "
+                f"multiple of {len(chosen)} splits them evenly)"
+            )
         rng = random.Random(seed)
         quotas = [pairs // len(chosen) + (i < pairs % len(chosen)) for i in range(len(chosen))]
         if any(quota > len(level) for quota, level in zip(quotas, chosen, strict=True)):

@@ -11,6 +11,7 @@ from hiremeornot.sameness import reading, refuse_twins
 from hiremeornot.tables_io import read_tsv
 
 COLUMNS = ["title", "soc_code", "onet_title", "match", "reason"]
+MATCHES = ("title", "alternate_title", "judgement", "excluded")
 SOC_CODE = r"\d{2}-\d{4}\.\d{2}"
 
 
@@ -27,6 +28,20 @@ def read_occupations(path: str | Path) -> pd.DataFrame:
             f"{rows[malformed.index[0]]}: the soc_code {row['soc_code']!r} of {row['title']!r} "
             "is not an O*NET-SOC code such as 29-1141.00"
         )
+    unknown = table[~table["match"].isin(MATCHES)]
+    if len(unknown):
+        raise InputError(
+            f"{rows[unknown.index[0]]}: match {unknown['match'].iloc[0]!r} of "
+            f"{unknown['title'].iloc[0]!r} is not one of {list(MATCHES)}"
+        )
+    # excluded exactly where no code is given: a row must not say one thing and do another
+    contrary = table[(table["match"] == "excluded") != (codes == "")]
+    if len(contrary):
+        row = contrary.iloc[0]
+        said = (
+            "excluded but has a" if row["match"] == "excluded" else f"{row['match']!r} but has no"
+        )
+        raise InputError(f"{rows[contrary.index[0]]}: {row['title']!r} is {said} soc_code")
     unexplained = table[table["reason"].str.strip() == ""]["title"].tolist()
     if unexplained:
         raise InputError(f"{path}: no reason given for {unexplained}")

@@ -670,3 +670,55 @@ def test_a_device_torch_cannot_name_is_refused_before_any_job(device):
         validate_config(
             {"models": {"m": {"backend": "transformers", "model": "x/y", "device": fine}}}
         )
+
+
+@pytest.mark.parametrize("constraint", ["json_schema", "structured_outputs", "grammar", "tool"])
+def test_a_tokenizer_only_logit_bias_reads_is_refused_with_another_constraint(constraint):
+    """It would do nothing, and marked answers it would still enter the store's key."""
+    model = {"backend": "openai", "model": "g", "constraint": constraint}
+    with pytest.raises(
+        InputError, match=rf"models.gpt.tokenizer: only constraint logit_bias .* is {constraint}"
+    ):
+        check_config(
+            validate_config({"models": {"gpt": {**model, "tokenizer": "tiktoken:cl100k_base"}}})
+        )
+    check_config(validate_config({"models": {"gpt": model}}))
+
+
+@pytest.mark.parametrize("q3", [{"both": 0.5, "neither": 0.5}, {"both": 1.0, "neither": 0.0}])
+def test_a_plant_that_leaves_q3_no_person_to_name_is_refused(q3):
+    config = {"models": {"sim": {"backend": "simulated", "model": "sim", "respondent": {"q3": q3}}}}
+    with pytest.raises(
+        InputError, match=r"respondent.q3: both \+ neither is 1, which leaves Q3 no"
+    ):
+        check_config(validate_config(config))
+
+
+class RefusingTokenizer:
+    """A transformers auto class whose from_pretrained fails as the hub's does offline: the
+    cause on a later line."""
+
+    @staticmethod
+    def from_pretrained(*args, **kwargs):
+        raise OSError(
+            "We couldn't connect to 'https://huggingface.co' to load the files.\n"
+            "Check your connection or see https://hf.co/docs: cl100k_base is not a folder."
+        )
+
+
+def test_a_tokenizer_failure_is_told_in_full_on_one_line(monkeypatch):
+    from hiremeornot.asking.backends import torch_models
+    from hiremeornot.asking.backends.openai import constraints
+
+    with pytest.raises(InputError) as refused:
+        torch_models.load_tokenizer(RefusingTokenizer, "m", "/nowhere")
+    assert "cl100k_base is not a folder." in str(refused.value) and "\n" not in str(refused.value)
+    import transformers
+
+    monkeypatch.setattr(transformers, "AutoTokenizer", RefusingTokenizer)
+    with pytest.raises(
+        InputError,
+        match=r"'cl100k_base' cannot be loaded \(an OpenAI model's encoding is written "
+        r"tiktoken:NAME\): .*is not a folder\.$",
+    ):
+        constraints.load_tokenizer("cl100k_base")

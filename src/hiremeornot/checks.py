@@ -89,6 +89,11 @@ def check_config(config: dict, source: str = "config") -> dict:
         except InputError as exc:
             raise InputError(f"models.{name}: {exc}") from exc
         check_vllm_job(name, settings)
+        if settings.get("tokenizer") and settings["constraint"] != "logit_bias":
+            raise InputError(
+                f"models.{name}.tokenizer: only constraint logit_bias reads it, and this model's "
+                f"is {settings['constraint']}; remove it (it would still enter the store's key)"
+            )
         if settings.get("system_prompt"):
             check_plain_text(settings["system_prompt"], f"models.{name}.system_prompt")
         if settings["backend"] == "extractive_qa":

@@ -12,6 +12,12 @@ def first_line(error: BaseException) -> str:
     return lines[0] if lines else type(error).__name__
 
 
+def whole_message(error: BaseException) -> str:
+    """An exception's whole message on one line (where its cause is past the first line, as in
+    a tokenizer's failure to load)."""
+    return " ".join(str(error).split()) or type(error).__name__
+
+
 def one_line(text: str, width: int = 90) -> str:
     """``text`` on one line, cut to ``width`` characters with "..." where longer."""
     flat = " ".join(str(text).split())

@@ -184,9 +184,10 @@ def check_design(
     contrast leaves out would not reach that contrast's answers, and a question two contrasts
     share (the store asks it once) would be answered by whichever contrast asked it first."""
     q3 = params["q3"]
-    if q3["both"] + q3["neither"] > 1:
+    if q3["both"] + q3["neither"] >= 1:
         raise InputError(
-            f"{where}.q3: both + neither is {q3['both'] + q3['neither']:g}, more than 1"
+            f"{where}.q3: both + neither is {q3['both'] + q3['neither']:g}, which leaves Q3 no "
+            "answer naming a person; keep it under 1"
         )
     effect_maps = {f"{where}.step1.effects": params["step1"]["effects"]}
     effect_maps.update(

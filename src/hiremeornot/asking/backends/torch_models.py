@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from hiremeornot.errors import InputError, first_line
+from hiremeornot.errors import InputError, first_line, whole_message
 
 # "auto" takes the dtype of the model's config.
 DTYPES = {
@@ -34,7 +34,9 @@ def load_tokenizer(auto_class: Any, model: str, location: str) -> Any:
     try:
         return auto_class.from_pretrained(location)
     except (OSError, ValueError) as exc:
-        raise InputError(f"model {model!r}: cannot load its tokenizer: {first_line(exc)}") from None
+        raise InputError(
+            f"model {model!r}: cannot load its tokenizer: {whole_message(exc)}"
+        ) from None
 
 
 def folder_tokenizer(model: str) -> Any:

@@ -27,7 +27,7 @@ from scipy.special import log_softmax
 from hiremeornot.asking.backends.location import locate_model
 from hiremeornot.asking.backends.openai.settings import OpenAISettings
 from hiremeornot.asking.backends.token_logprobs import GeneratedToken, choice_logprobs
-from hiremeornot.errors import InputError, first_line
+from hiremeornot.errors import InputError, whole_message
 
 Choices = tuple[str, ...]
 Parsed = tuple[str, tuple[float, ...]]
@@ -176,7 +176,7 @@ def load_tokenizer(name: str) -> tuple[Callable[[str], list[int]], Callable[[int
 
             encoding = tiktoken.get_encoding(name.removeprefix("tiktoken:"))
         except Exception as exc:  # not installed, unknown name, or its vocabulary not fetched
-            raise InputError(f"tokenizer {name!r} cannot be loaded: {first_line(exc)}") from None
+            raise InputError(f"tokenizer {name!r} cannot be loaded: {whole_message(exc)}") from None
         return encoding.encode, lambda token: encoding.decode([token])
     from transformers import AutoTokenizer
 
@@ -185,7 +185,10 @@ def load_tokenizer(name: str) -> tuple[Callable[[str], list[int]], Callable[[int
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
     except (OSError, ValueError) as exc:  # not in the local cache, not a tokenizer folder
-        raise InputError(f"tokenizer {name!r} cannot be loaded: {first_line(exc)}") from None
+        hint = "" if "/" in name else " (an OpenAI model's encoding is written tiktoken:NAME)"
+        raise InputError(
+            f"tokenizer {name!r} cannot be loaded{hint}: {whole_message(exc)}"
+        ) from None
     return (
         lambda text: tokenizer(text, add_special_tokens=False)["input_ids"],
         lambda token: tokenizer.decode([token]),

@@ -722,3 +722,11 @@ def test_a_tokenizer_failure_is_told_in_full_on_one_line(monkeypatch):
         r"tiktoken:NAME\): .*is not a folder\.$",
     ):
         constraints.load_tokenizer("cl100k_base")
+
+
+@pytest.mark.parametrize("digest", ["abc", "deadbeef", "0" * 63, "g" * 64, "0" * 64 + " "])
+def test_a_checksum_that_is_no_sha256_is_refused_before_the_download(digest):
+    config = with_model({"sources": {"onet": {"sha256": digest}}})
+    with pytest.raises(InputError, match=r"'sources.onet.sha256': .* is not a SHA-256"):
+        validate_config(config)
+    validate_config(with_model({"sources": {"onet": {"sha256": "0" * 64}}}))

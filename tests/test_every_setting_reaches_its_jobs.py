@@ -66,7 +66,7 @@ REFUSED = {
     "models.*.gguf_file": ("m.gguf", "an embedded model brings its own GGUF file"),
     "names.drop_misperceived": (True, "needs names.validate: true"),
     f"sources.names.{IN_USE}.races": (["White"], "not one of sources.names"),
-    f"sources.names.{IN_USE}.format": ("bbq", "is not in local_data"),
+    f"sources.names.{IN_USE}.format": ("bbq", "is it a list of that format?"),
     "prompts.variants": (["paper", "neutral"], "unknown wording(s) ['neutral']"),
     "models.*.venv": ("no-such-venv", "no no-such-venv/bin/hiremeornot"),
     "interventions.run": (["kind"], "interventions.run: unknown intervention 'kind'"),

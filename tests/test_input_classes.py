@@ -730,3 +730,25 @@ def test_a_checksum_that_is_no_sha256_is_refused_before_the_download(digest):
     with pytest.raises(InputError, match=r"'sources.onet.sha256': .* is not a SHA-256"):
         validate_config(config)
     validate_config(with_model({"sources": {"onet": {"sha256": "0" * 64}}}))
+
+
+def test_a_race_on_a_list_without_races_says_the_list_declares_none():
+    """It said `'Black' is not one of []`."""
+    contrast = [{"a": {"race": "Black"}, "b": {"race": "White"}}]
+    config = with_model({"names": {"list": "ethical-interventions", "contrast": contrast}})
+    with pytest.raises(
+        InputError,
+        match=r"names.contrast\[0\].a.race: 'Black' is not in the name list, which declares no",
+    ):
+        check_config(validate_config(config))
+
+
+@needs_data
+def test_a_name_list_read_in_another_format_says_the_format_may_be_wrong():
+    """It said the list is not in local_data, whose folder holds it."""
+    config = with_model({"local_data": str(SHARED_DATA), **name_source(format="bbq")})
+    config["names"] = {"list": "unqover"}
+    with pytest.raises(
+        InputError, match=r"^sources.names.unqover.format: 'bbq' reads .* lacks: is it"
+    ):
+        check_config(validate_config(config))

@@ -120,6 +120,12 @@ def check_local_data(config: dict) -> None:
     check_attributes_offered(config)
     check_onet_titles(config)
     missing = [path for path in name_list_files(config) if not Path(path).is_file()]
+    folder = Path(config["local_data"], name_source(config)["folder"])
+    if missing and folder.is_dir():
+        raise InputError(
+            f"sources.names.{config['names']['list']}.format: {name_source(config)['format']!r} "
+            f"reads {missing[0]}, which its folder {folder} lacks: is it a list of that format?"
+        )
     if missing:
         raise InputError(
             f"names.list: {config['names']['list']!r} is not in local_data ({missing[0]} does "

@@ -194,9 +194,12 @@ def _listed(pair: Mapping[str, Mapping[str, str]], races: list[str], where: str)
     for side in ("a", "b"):
         for attribute, value in pair[side].items():
             if value not in known[attribute]:
-                raise InputError(
-                    f"{where}.{side}.{attribute}: {value!r} is not one of {known[attribute]}"
+                among = (
+                    f"is not one of {known[attribute]}"
+                    if known[attribute]
+                    else "is not in the name list, which declares no races (sources.names)"
                 )
+                raise InputError(f"{where}.{side}.{attribute}: {value!r} {among}")
     held = tuple(a for a in ATTRIBUTES if a not in pair["a"] and (a != "race" or races))
     contrast = Contrast(_group(pair["a"]), _group(pair["b"]), held)
     if set(pair["a"]) != set(pair["b"]):

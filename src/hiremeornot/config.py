@@ -124,7 +124,7 @@ def backend_of(key: str) -> list[str] | None:
 def _validate(instance: Any, schema: dict, source: str) -> None:
     """Fill defaults into ``instance`` in place; raise InputError naming the first bad key (with
     the schema's ``x-message`` where the failing subschema has one)."""
-    _refuse_non_finite(instance, source, ())
+    _refuse_unreadable(instance, source, ())
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
@@ -182,7 +182,7 @@ def _text_hint(error: jsonschema.ValidationError) -> str:
     )
 
 
-def _refuse_non_finite(value: Any, source: str, path: tuple) -> None:
+def _refuse_unreadable(value: Any, source: str, path: tuple) -> None:
     """Raise InputError at the first number that is not finite (YAML's .nan, .inf), which the
     schema's bounds let through (nan compares false with every bound), and at a key that is not
     text (YAML reads an unquoted yes, no, on or off as true or false)."""
@@ -197,10 +197,10 @@ def _refuse_non_finite(value: Any, source: str, path: tuple) -> None:
                     "yes, no, on, off, true or false as a truth value and digits as a number; "
                     "quote it ('yes':)"
                 )
-            _refuse_non_finite(item, source, (*path, name))
+            _refuse_unreadable(item, source, (*path, name))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _refuse_non_finite(item, source, (*path, index))
+            _refuse_unreadable(item, source, (*path, index))
 
 
 def validate_config(config: dict, source: str = "config") -> dict:

@@ -48,8 +48,8 @@ def check_store_place(config: dict) -> None:
     model named like the store's folder, or a clean-up of the results, would take it)."""
     store = Path(config["store_dir"]).absolute()
     results = Path("results").absolute()
-    taken = [results, *(results / model for model in config["models"])]
-    clash = next((place for place in taken[1:] if store.is_relative_to(place)), None)
+    folders = (results / model for model in config["models"])
+    clash = next((folder for folder in folders if store.is_relative_to(folder)), None)
     if store == results or clash is not None:
         inside = (
             "is results/ itself" if clash is None else f"lies in {clash.relative_to(Path.cwd())}/"
@@ -75,15 +75,14 @@ def check_targets(targets: Iterable[str], models: Sequence[str], simulated: Sequ
         if found is None:
             continue
         if found["pair"] is not None:
-            halves = [found["pair"].split("_vs_", 1)] if "_vs_" in found["pair"] else []
-            splits = [(a, b) for a, b in halves if a in models and b in models]
-            if not splits:
+            a, joined, b = found["pair"].partition("_vs_")
+            if not joined or a not in models or b not in models:
                 raise InputError(
                     f"{target}: not two models of the config joined by _vs_ (its models: "
                     f"{list(models)})"
                 )
-            if splits[0][0] == splits[0][1]:
-                raise InputError(f"{target}: compares {splits[0][0]} with itself")
+            if a == b:
+                raise InputError(f"{target}: compares {a} with itself")
         elif found["model"] not in simulated:
             whose = "no model" if found["model"] not in models else "not a simulated model"
             raise InputError(

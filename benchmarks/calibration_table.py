@@ -11,7 +11,7 @@ the script prints, per design, every published interval's coverage of
 its planted truth (the pooled mixed-effects model's log-odds ratios among them), and the verdicts'
 false-positive rate, FDR, power and misplaced "equivalent" calls.
 
-    python benchmarks/calibration_table.py [--audits 400] [--jobs 2]
+    python benchmarks/calibration_table.py [--audits 400] [--jobs 2] [--without-pooled]
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def solved_shifts(position: float) -> dict[str, float]:
 
 
 def run(job: tuple) -> tuple[str, pd.DataFrame, pd.DataFrame, float]:
-    label, names, position, null, wordings, audits = job
+    label, names, position, null, wordings, audits, with_pooled = job
     shifts = {} if null else solved_shifts(position)
     report = validate_config({"models": {"b": {"backend": "simulated", "model": "b"}}})["report"]
     words = ["paper", *WORDINGS] if wordings else ["paper"]
@@ -93,6 +93,7 @@ def run(job: tuple) -> tuple[str, pd.DataFrame, pd.DataFrame, float]:
         seed=names,
         progress=False,
         other=respondent(shifts, position, planted, ARM),
+        with_pooled=with_pooled,
     )
     rates = verdict_rates(verdicts, report["equivalence_margin"])
     return label, coverage(checks, report["confidence"]), rates.assign(design=label), seconds
@@ -135,14 +136,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--audits", type=int, default=400)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--without-pooled",
+        action="store_true",
+        help="leave out the pooled model's fits (most of the time; its rows are then absent)",
+    )
     args = parser.parse_args()
+    pooled = not args.without_pooled
     jobs = [
-        (f"{n}+{n}{' pos' if position else ''}", n, position, False, False, args.audits)
+        (f"{n}+{n}{' pos' if position else ''}", n, position, False, False, args.audits, pooled)
         for position in (0.0, POSITION)
         for n in (5, 10, 20)
     ]
-    jobs.append(("10+10 3 wordings", 10, POSITION, False, True, args.audits))
-    jobs.append(("10+10 null", 10, 0.0, True, False, args.audits))
+    jobs.append(("10+10 3 wordings", 10, POSITION, False, True, args.audits, pooled))
+    jobs.append(("10+10 null", 10, 0.0, True, False, args.audits, pooled))
     start = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(run, jobs))

@@ -6,7 +6,7 @@ latent u = effect + a_f + b_m + position + noise at +-THRESHOLD, where a_f and b
 own effects (N(0, name_sd)), position is +-position_shift towards the first-listed subject, and
 noise is N(0, 1). The true difference, the expectation over names and noise, is known in closed
 form. Run ``python -m tests.helpers.name_effects`` to print the coverage of the pair bootstrap (the
-method before) next to the name bootstrap's on the same audits.
+method before the names were a sample) next to the crossed interval's on the same audits.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from hiremeornot.analysis.bootstrap import name_bootstrap, smallest_p
+from hiremeornot.analysis.crossed import crossed_mean, smallest_p
 from hiremeornot.analysis.stats import difference_p_value
 from hiremeornot.design.contrasts import GENDER
 
@@ -83,11 +83,11 @@ def pair_interval(
 class Coverage:
     audits: int
     pair: float  # share of pair-bootstrap intervals covering the true difference
-    name: float  # share of name-bootstrap intervals covering it
-    rejected: float  # share of audits whose name-bootstrap test has p < alpha
+    name: float  # share of the crossed (clustered by name) intervals covering it
+    rejected: float  # share of audits whose crossed test has p < alpha
     sd: float  # standard deviation of the estimate across audits
     pair_width: float  # mean width of the pair-bootstrap intervals
-    name_width: float  # mean width of the name-bootstrap intervals
+    name_width: float  # mean width of the crossed intervals
 
 
 def coverage(
@@ -102,19 +102,19 @@ def coverage(
     rng = np.random.default_rng(seed)
     truth = design.true_difference()
     pair_hits, name_hits, rejected, estimates, pair_widths, name_widths = 0, 0, 0, [], [], []
-    for index in range(audits):
+    for _ in range(audits):
         audit = design.audit(rng)
         low, high = pair_interval(audit, n_resamples, confidence, rng)
         pair_hits += low <= truth <= high
         pair_widths.append(high - low)
-        boot = name_bootstrap(audit, ["difference"], n_resamples, [seed, index], sides=GENDER)
-        (low,), (high,) = boot.interval(confidence, -1.0, 1.0)
+        means = crossed_mean(audit, ["difference"], sides=GENDER)
+        (low,), (high,) = means.interval(confidence, -1.0, 1.0)
         name_hits += low <= truth <= high
         name_widths.append(high - low)
-        floor = smallest_p(boot.a_names, boot.b_names)
-        p_value = difference_p_value(boot.estimate[0], boot.se[0], boot.df, floor=floor)
+        floor = smallest_p(means.a_names, means.b_names)
+        p_value = difference_p_value(means.estimate[0], means.se[0], means.df, floor=floor)
         rejected += p_value < alpha
-        estimates.append(boot.estimate[0])
+        estimates.append(means.estimate[0])
     return Coverage(
         audits=audits,
         pair=pair_hits / audits,
@@ -132,9 +132,9 @@ def main() -> None:
         print(
             f"{design}: true difference {design.true_difference():+.3f}; "
             f"SD of the estimate {result.sd:.3f}; 95% interval coverage: pair bootstrap "
-            f"{result.pair:.1%} (mean width {result.pair_width:.3f}), name bootstrap "
+            f"{result.pair:.1%} (mean width {result.pair_width:.3f}), crossed "
             f"{result.name:.1%} (mean width {result.name_width:.3f}); "
-            f"name-bootstrap test rejects at 0.05 in {result.rejected:.1%} of the audits"
+            f"crossed test rejects at 0.05 in {result.rejected:.1%} of the audits"
         )
 
 

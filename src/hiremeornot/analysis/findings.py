@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from hiremeornot.analysis.bootstrap import random_units, sign_test_floor, smallest_p
+from hiremeornot.analysis.crossed import random_units, sign_test_floor, smallest_p
 from hiremeornot.analysis.power import detectable
 from hiremeornot.analysis.stats import CONFOUNDED, flaggable_at_floor
 from hiremeornot.asking.backends import location
@@ -44,7 +44,7 @@ FINDINGS = {
     "names": "sample | one pair: the names are a sample (or the control's one pair of labels); "
     "count, total: the names on side A and on side B",
     "p_floor": "reachable | too few names | too few wordings: whether the test's floor on p "
-    "(value, bootstrap.smallest_p) lies below alpha, and if not what sets it; count: how many "
+    "(value, crossed.smallest_p) lies below alpha, and if not what sets it; count: how many "
     "occupations must sit at the floor before Benjamini-Hochberg flags one; total: occupations",
     "detectable_difference": "bounded | never (detail: best, worst): the smallest difference the "
     "test finds with 80% power (value; power.detectable), best: if names and wordings add no "

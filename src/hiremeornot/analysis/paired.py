@@ -1,6 +1,7 @@
 """Paired changes between two runs of one design: per instance, a metric's value in run A and
-in run B; per occupation, the change B - A with its interval and test from the crossed name
-bootstrap (instances sharing a name are not independent), BH-corrected across occupations per
+in run B; per occupation, the change B - A with its interval and test from its variance clustered
+by both sides' names (instances sharing a name are not independent; analysis/crossed.py),
+BH-corrected across occupations per
 metric. Used by two runs compared (compare.py), an intervention against its baseline and the
 calibration."""
 
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hiremeornot.analysis.bootstrap import name_bootstraps, random_stream
+from hiremeornot.analysis.crossed import crossed_means
 from hiremeornot.analysis.metrics import signed_readings
 from hiremeornot.analysis.power import detectable_change
 from hiremeornot.analysis.stats import (
@@ -86,12 +87,12 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
     means, the change B - A with its interval, the test of no change, and the smallest change
     that test would detect with 80% power (``mdd``, before the correction for many occupations).
 
-    The interval and test come from the crossed name bootstrap of the per-instance differences
-    (bootstrap.name_bootstrap: female and male names, and wordings where several ran,
-    resampled independently), the p-value never below the floor the test sets
-    (bootstrap.smallest_p); q-values are Benjamini-Hochberg across occupations, per metric (the
+    The interval is a t interval and the test a t test on the per-instance differences' mean,
+    its variance clustered by female and by male name (and wordings where several ran;
+    crossed.crossed_means), the p-value never below the floor the test sets
+    (crossed.smallest_p); q-values are Benjamini-Hochberg across occupations, per metric (the
     pooled row is one test of its own: its q-value is its p-value). ``settings`` is the
-    config's ``report`` section (bootstrap_resamples, confidence, alpha, seed).
+    config's ``report`` section (confidence, alpha).
     """
     deltas = values.assign(**{f"d_{m}": values[f"{m}_b"] - values[f"{m}_a"] for m in METRICS})
     columns = [f"d_{m}" for m in METRICS]
@@ -102,18 +103,11 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
     by_occupation = groups.groupby("occupation", sort=False)
     sizes = by_occupation.size()
     means = by_occupation[[f"{m}_{run}" for m in METRICS for run in "ab"]].mean()
-    boots = name_bootstraps(
-        groups,
-        "occupation",
-        columns,
-        settings["bootstrap_resamples"],
-        lambda occupation: random_stream(settings["seed"], f"compare|{occupation}"),
-        sides,
-    )
+    changes_by_occupation = crossed_means(groups, "occupation", columns, sides)
     rows = []
-    for occupation, boot in boots.items():
-        low, high = boot.interval(settings["confidence"], lowest, highest)
-        floor = boot.floor
+    for occupation, change in changes_by_occupation.items():
+        low, high = change.interval(settings["confidence"], lowest, highest)
+        floor = change.floor
         for i, metric in enumerate(METRICS):
             rows.append(
                 {
@@ -122,17 +116,17 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
                     "n": sizes[occupation],
                     "mean_a": means.at[occupation, f"{metric}_a"],
                     "mean_b": means.at[occupation, f"{metric}_b"],
-                    "change": boot.estimate[i],
+                    "change": change.estimate[i],
                     "low": low[i],
                     "high": high[i],
-                    f"{sides.a}_names": boot.a_names,
-                    f"{sides.b}_names": boot.b_names,
+                    f"{sides.a}_names": change.a_names,
+                    f"{sides.b}_names": change.b_names,
                     "smallest_p": floor,
                     "p_value": difference_p_value(
-                        boot.estimate[i], boot.se[i], boot.df, floor=floor
+                        change.estimate[i], change.se[i], change.df, floor=floor
                     ),
                     "mdd": detectable_change(
-                        boot.se[i], boot.df, floor=floor, alpha=settings["alpha"]
+                        change.se[i], change.df, floor=floor, alpha=settings["alpha"]
                     ),
                 }
             )

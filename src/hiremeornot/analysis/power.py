@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import pandas as pd
 from scipy.stats import t as t_dist
 
-from hiremeornot.analysis.bootstrap import random_units, smallest_p
+from hiremeornot.analysis.crossed import random_units, smallest_p
 from hiremeornot.analysis.stats import flaggable_at_floor
 from hiremeornot.design.contrasts import Sides
 

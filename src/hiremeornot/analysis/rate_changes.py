@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from hiremeornot.analysis.bootstrap import random_stream, smallest_p
+from hiremeornot.analysis.bootstrap import random_stream
+from hiremeornot.analysis.crossed import smallest_p
 from hiremeornot.analysis.impact import (
     KEYS,
     Cells,
@@ -78,7 +79,7 @@ def paired_rate_changes(
     selection rate and impact ratio of two runs about the same people (A, a baseline; B, an
     arm), and the change B - A of each with a percentile interval from one crossed name draw
     applied to both runs (paired_resampled_rates). ``p_value`` tests no change in the rate (the
-    percentile bootstrap's, never below 1 / n_resamples nor the floor bootstrap.smallest_p sets
+    percentile bootstrap's, never below 1 / n_resamples nor the floor crossed.smallest_p sets
     with the fewest names of a group); q-values are Benjamini-Hochberg across
     occupations per question and group (the pooled rows are tests of their own). Either
     selection table may be its Tally."""

@@ -1,20 +1,20 @@
-"""Uncertainty for the per-occupation metrics: a crossed name bootstrap, tests, equivalence.
+"""Uncertainty for the per-occupation metrics: intervals over crossed names, tests, equivalence.
 
 The names are a sample and cross each other: each female name meets several male names, so the
-pairs (and their instances) are not independent. Resampling pairs ignores that and gives
-intervals about half as wide as they should be (docs/method.md#statistics). Here every interval
-and test comes from a two-way ("pigeonhole") bootstrap that resamples female names and male
-names independently, both orders of a pair kept together.
+pairs (and their instances) are not independent. Treating pairs as independent gives intervals
+about half as wide as they should be (docs/method.md#statistics). Here every interval and test
+rests on a mean's variance clustered two ways, by female name and by male name (wordings a third
+factor where several are pooled), the answers' own noise counted once (analysis/crossed.py).
 
-- occupation_statistics: per occupation, t intervals (estimate +- t x bootstrap SE) of
-  Confirmation, Consistency and the difference, the bootstrap test of the difference (BH across
-  occupations), the two one-sided tests of equivalence within a margin, and a three-way verdict
-  (reading_statistics: the same for several readings of the difference from one bootstrap).
+- occupation_statistics: per occupation, t intervals (estimate +- t x SE) of Confirmation,
+  Consistency and the difference, the t test of the difference (BH across occupations), the
+  two one-sided tests of equivalence within a margin, and a three-way verdict
+  (reading_statistics: the same for several readings of the difference at once).
 - position_bias: share of Q2/Q3 answers naming the first-listed subject, exact test against 1/2,
   BH across occupations.
 - attribute_gaps: Step-1 P(Yes | female) - P(Yes | male) per attribute, with name intervals.
 
-The bootstrap itself (on arrays: every resample at once) is analysis/bootstrap.py.
+The variance itself (method of moments, on arrays) is analysis/crossed.py.
 
 Female and male stand for the two sides of any contrast (contrasts.Sides), whose labels name
 the columns (``female_names``, or ``black_names`` in a race contrast).
@@ -31,12 +31,7 @@ from scipy.special import expit
 from scipy.stats import binomtest, false_discovery_control
 from scipy.stats import t as t_dist
 
-from hiremeornot.analysis.bootstrap import (
-    NameBootstrap,
-    name_bootstrap,
-    name_bootstraps,
-    random_stream,
-)
+from hiremeornot.analysis.crossed import CrossedMeans, crossed_mean, crossed_means
 from hiremeornot.analysis.metrics import signed_readings
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.design.dataset import instance_order
@@ -104,7 +99,7 @@ def flaggable_at_floor(*, floor: float, occupations: int, alpha: float) -> int |
 
 
 def difference_p_value(estimate: float, se: float, df: int, *, floor: float) -> float:
-    """Two-sided t test of a zero difference with the bootstrap SE (NameBootstrap.se), never
+    """Two-sided t test of a zero difference with the clustered SE (CrossedMeans.se), never
     below ``floor``."""
     if df < 1 or estimate == 0:
         return 1.0
@@ -114,11 +109,15 @@ def difference_p_value(estimate: float, se: float, df: int, *, floor: float) -> 
 def equivalence_p_value(
     estimate: float, se: float, df: int, *, margin: float, floor: float
 ) -> float:
-    """Two one-sided t tests of |difference| >= margin (the larger p), never below floor / 2."""
+    """Two one-sided t tests of |difference| >= margin, each at half the level (twice the larger
+    p), never below ``floor``: the level at which the interval of the same level lies inside
+    +-margin, so that "equivalent" is never printed beside an interval that reaches past the
+    margin (the textbook tests at the full level match an interval of twice 1 - confidence,
+    which the tables do not show)."""
     if df < 1:
         return 1.0
     p = max(t_dist.sf((margin - estimate) / se, df), t_dist.sf((estimate + margin) / se, df))
-    return float(min(1.0, max(p, floor / 2)))
+    return float(min(1.0, max(2 * p, floor)))
 
 
 def verdict(*, significant: bool, equivalent: bool, one_order: bool) -> str:
@@ -145,8 +144,8 @@ def occupation_statistics(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per occupation: intervals of the three metrics and the tests of the difference.
 
-    ``settings`` is the config's ``report`` section (bootstrap_resamples, confidence, seed,
-    alpha, equivalence_margin). The difference is the ``reading`` one (metrics.READINGS).
+    ``settings`` is the config's ``report`` section (confidence, alpha, equivalence_margin).
+    The difference is the ``reading`` one (metrics.READINGS).
     """
     return reading_statistics(outcomes, [reading], settings, sides)[reading]
 
@@ -154,9 +153,8 @@ def occupation_statistics(
 def reading_statistics(
     outcomes: pd.DataFrame, readings: list[str], settings: dict, sides: Sides
 ) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
-    """occupation_statistics of each of ``readings``, from one crossed bootstrap per occupation
-    of every reading at once: an occupation's random stream draws the same names whatever is
-    resampled, so each reading's numbers are those it would get alone."""
+    """occupation_statistics of each of ``readings``, every reading's means and variances
+    from one pass over the cells; each reading's numbers are those it would get alone."""
     a, b = sides.labels
     differences = [f"difference_{reading}" for reading in readings]
     signed = signed_readings(outcomes, sides)
@@ -173,14 +171,7 @@ def reading_statistics(
     )
     columns = ["confirmation", "consistency", *differences]
     lowest = np.array([0.0, 0.0, *[-1.0] * len(readings)])  # rates in [0, 1], differences [-1, 1]
-    boots = name_bootstraps(
-        values,
-        "occupation",
-        columns,
-        settings["bootstrap_resamples"],
-        lambda occupation: random_stream(settings["seed"], str(occupation)),
-        sides,
-    )
+    by_occupation_means = crossed_means(values, "occupation", columns, sides)
     by_occupation = outcomes.groupby("occupation", sort=False)
     one_order = by_occupation["order"].nunique() < 2
     instances = by_occupation["instance_id"].nunique()  # as metrics.tsv counts them
@@ -189,19 +180,27 @@ def reading_statistics(
         for side, sign in ((a, 1), (b, -1))
     }
     bounds = {
-        occupation: boot.interval(settings["confidence"], lowest, 1.0)
-        for occupation, boot in boots.items()
+        occupation: means.interval(settings["confidence"], lowest, 1.0)
+        for occupation, means in by_occupation_means.items()
     }
     return {
         reading: _reading_tables(
-            boots, bounds, 2 + i, reading, instances, favoured, one_order, settings, sides
+            by_occupation_means,
+            bounds,
+            2 + i,
+            reading,
+            instances,
+            favoured,
+            one_order,
+            settings,
+            sides,
         )
         for i, reading in enumerate(readings)
     }
 
 
 def _reading_tables(
-    boots: dict[Hashable, NameBootstrap],
+    by_occupation_means: dict[Hashable, CrossedMeans],
     bounds: dict[Hashable, tuple[np.ndarray, np.ndarray]],
     column: int,
     reading: str,
@@ -211,35 +210,35 @@ def _reading_tables(
     settings: dict,
     sides: Sides,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One reading's intervals and tests (occupation_statistics) from the bootstraps of every
+    """One reading's intervals and tests (occupation_statistics) from the crossed means of every
     reading: Confirmation, Consistency and this reading's difference, its ``column``."""
     a, b = sides.labels
     margin = settings["equivalence_margin"]
     metric_columns = dict(zip(METRICS, (0, 1, column), strict=True))
     intervals, tests = [], []
-    for occupation, boot in boots.items():
+    for occupation, means in by_occupation_means.items():
         low, high = bounds[occupation]
-        names = (boot.n_pairs, boot.a_names, boot.b_names)
+        names = (means.n_pairs, means.a_names, means.b_names)
         intervals += [
-            (occupation, metric, boot.estimate[i], low[i], high[i], *names)
+            (occupation, metric, means.estimate[i], low[i], high[i], *names)
             for metric, i in metric_columns.items()
         ]
-        floor = boot.floor
-        estimate, se = boot.estimate[column], boot.se[column]
+        floor = means.floor
+        estimate, se = means.estimate[column], means.se[column]
         tests.append(
             {
                 "occupation": occupation,
                 "n": instances[occupation],
-                f"{a}_names": boot.a_names,
-                f"{b}_names": boot.b_names,
+                f"{a}_names": means.a_names,
+                f"{b}_names": means.b_names,
                 f"n_{a}": int(favoured[a].at[occupation, f"difference_{reading}"]),
                 f"n_{b}": int(favoured[b].at[occupation, f"difference_{reading}"]),
                 "difference": estimate,
                 "smallest_p": floor,
-                "names_alike": bool(boot.spread[column] == 0),  # SE: the resolution alone
-                "p_value": difference_p_value(estimate, se, boot.df, floor=floor),
+                "names_alike": bool(means.names_alike[column]),  # SE: the resolution alone
+                "p_value": difference_p_value(estimate, se, means.df, floor=floor),
                 "p_equivalence": equivalence_p_value(
-                    estimate, se, boot.df, margin=margin, floor=floor
+                    estimate, se, means.df, margin=margin, floor=floor
                 ),
             }
         )
@@ -320,9 +319,7 @@ ALL_OCCUPATIONS = "(all)"
 def attribute_gaps(
     answers: pd.DataFrame,
     *,
-    n_resamples: int,
     confidence: float,
-    seed: int,
     sides: Sides,
 ) -> pd.DataFrame:
     """Per occupation and attribute, P(Yes | female) - P(Yes | male) in Step 1, with intervals.
@@ -330,9 +327,10 @@ def attribute_gaps(
     ``answers`` has one row per (wording, instance, subject, attribute): wording, instance_id,
     occupation, female, male (the instance's names), gender, element_id, attribute,
     attribute_type, choice (yes/no), logprob_yes, logprob_no. Within an instance the two subjects
-    are paired; the interval is the crossed name bootstrap (wordings a third factor where several
-    ran). Rows with occupation "(all)" pool every occupation that lists the attribute. ``gap_p``
-    is the same gap on the model's probability of Yes instead of its answer.
+    are paired; the interval is over crossed names (crossed.crossed_mean; wordings a third
+    factor where several ran). Rows with occupation "(all)" pool every occupation that lists the
+    attribute. ``gap_p`` is the same gap on the model's probability of Yes instead of its
+    answer.
     """
     a, b = sides.labels
     p_yes = expit(answers["logprob_yes"] - answers["logprob_no"])
@@ -356,15 +354,15 @@ def attribute_gaps(
     pooled = wide.assign(occupation=ALL_OCCUPATIONS)
     rows = []
     for key, group in pd.concat([wide, pooled]).groupby(keys[4:], sort=False):
-        boot = name_bootstrap(group, ["d"], n_resamples, random_stream(seed, "|".join(key)), sides)
-        low, high = boot.interval(confidence, -1.0, 1.0)
+        means = crossed_mean(group, ["d"], sides)
+        low, high = means.interval(confidence, -1.0, 1.0)
         rows.append(
             (
                 *key,
-                boot.n_pairs,
+                means.n_pairs,
                 group[f"yes_{a}"].mean(),
                 group[f"yes_{b}"].mean(),
-                boot.estimate[0],
+                means.estimate[0],
                 low[0],
                 high[0],
                 (group[f"p_yes_{a}"] - group[f"p_yes_{b}"]).mean(),

@@ -1,10 +1,10 @@
 """Does a finding survive rewording the questions? (docs/method.md#wording)
 
 With several prompt wordings (prompts.variants), the headline metrics, intervals and tests pool
-them, wordings resampled as a random factor beside the names (bootstrap.name_bootstrap). This module
+them, wordings a third random factor beside the names (crossed.crossed_mean). This module
 reports each wording on its own and how far they agree:
 
-- wording_metrics: per wording and occupation, the metrics and the name-bootstrap test of the
+- wording_metrics: per wording and occupation, the metrics and the t test of the
   difference within that wording (BH across occupations, within the wording);
 - flip_shares: per occupation, the share of instances whose answer to a question is not the
   same under every wording;

@@ -49,11 +49,7 @@ def cmd_figures(args):
 def cmd_attribute_gaps(args):
     settings = args.settings
     gaps = stats.attribute_gaps(
-        read_table(args.granted),
-        n_resamples=settings["bootstrap_resamples"],
-        confidence=settings["confidence"],
-        seed=settings["seed"],
-        sides=args.contrast.sides,
+        read_table(args.granted), confidence=settings["confidence"], sides=args.contrast.sides
     )
     write_table(gaps, args.out)
     footer = headlines.short_caveats(read_findings(args.findings), args.contrast, settings)

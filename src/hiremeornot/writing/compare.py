@@ -37,9 +37,10 @@ def summary_paragraph(comparison: Comparison) -> str:
     named = ", ".join(f"{r.metric} of {r.occupation}" for r in significant.itertuples())
     parts.append(
         f"Per occupation, the change B - A in Confirmation, Consistency and the difference "
-        f"(reading `{c.reading}`) has a {c.confidence:.0%} interval from the crossed bootstrap "
-        f"over names; {len(significant)} of {len(each)} tests are significant after "
-        f"Benjamini-Hochberg across occupations (q < {c.alpha}){': ' + named if named else ''}. "
+        f"(reading `{c.reading}`) has a {c.confidence:.0%} interval over names (its variance "
+        f"clustered by both sides' names); {len(significant)} of {len(each)} tests are "
+        f"significant after Benjamini-Hochberg across occupations (q < {c.alpha})"
+        f"{': ' + named if named else ''}. "
         f"The rows `{ALL_OCCUPATIONS}` pool every occupation's instances, each a test of its own; "
         "`mdd` is the smallest change a test would find with 80% power."
     )
@@ -76,8 +77,9 @@ def figure_caveats(comparison: Comparison) -> list[str]:
     """The lines under the comparison's figure, so that it reads right alone."""
     c = comparison
     lines = [
-        f"Line: the change's {c.confidence:.0%} interval over names (crossed bootstrap); filled "
-        f"red: significant after Benjamini-Hochberg across occupations (q < {c.alpha}).",
+        f"Line: the change's {c.confidence:.0%} interval over names (clustered by both sides' "
+        f"names); filled red: significant after Benjamini-Hochberg across occupations "
+        f"(q < {c.alpha}).",
     ]
     if not c.reachable:
         lines.append(unreachable(c) + ".")
@@ -127,8 +129,9 @@ def comparison_markdown(comparison: Comparison, examples: int = 10) -> str:
         "## Changes per occupation (B - A)",
         "",
         f"Means over instances; the interval ({c.confidence:.0%}) and the p-value come from the "
-        "crossed name bootstrap of the paired per-instance differences, q-values are "
-        "Benjamini-Hochberg across occupations per metric. Confirmation: higher is better; "
+        "paired per-instance differences, their variance clustered by both sides' names; "
+        "q-values are Benjamini-Hochberg across occupations per metric. Confirmation: higher is "
+        "better; "
         f"Consistency: lower is better; the difference: > 0 favours {c.sides.a_words} subjects.",
         "",
         markdown_table(changes),

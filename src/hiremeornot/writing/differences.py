@@ -119,7 +119,7 @@ def _names_note(findings: pd.DataFrame, settings: dict, contrast: Contrast) -> s
     wordings = settings["wordings"]
     names_note = (
         f"Intervals and tests treat the {a_names} {sides.a_words} and {b_names} "
-        f"{sides.b_words} names as a sample of names (a crossed bootstrap over both); names "
+        f"{sides.b_words} names as a sample of names (the variance clustered by both); names "
         "unlike these may behave differently."
     )
     if reach["outcome"] != "reachable":

@@ -217,7 +217,7 @@ def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float, wordings: i
     if wordings > 1:
         text += (
             f" Its {wordings} wordings are fixed effects, not a sample: it speaks for these "
-            "wordings only, which is why it can flag an occupation where the bootstrap's floor "
+            "wordings only, which is why it can flag an occupation where the t test's floor "
             "on p, set by the wordings, lets nothing be significant."
         )
     if "q1" not in set(table["question"]):

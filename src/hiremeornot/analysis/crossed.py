@@ -1,0 +1,258 @@
+"""Means over a crossed sample of names and their standard errors: every interval and test of
+Confirmation, Consistency, the differences and the paired changes rests on them.
+
+The names are a sample and cross each other: each female name meets several male names, so the
+pairs (and their instances) are not independent. The variance of a mean over such a table is
+that of an additive crossed random-effects model (female name + male name + the answer's own
+noise; wordings a third factor where several are pooled), estimated by the method of moments:
+the cluster-robust variance by female name plus the one by male name (each counts the answers'
+own noise once), less the answers' own noise, read from what an additive fit of the names'
+effects leaves (crossed_variance). In a complete design with one row a cell it is the two-way
+ANOVA's (MS_A + MS_B - MS_E) / N. A mean's rows are summed once into cells (group, names,
+wording): no resampling.
+
+This replaced a crossed ("pigeonhole") bootstrap that drew the names of each side and weighed a
+cell by the product of its names' draw counts: that counts the answers' own noise about three
+times (once in each side's resampling and once in their product) and its intervals covered
+0.97-1.00 of nominal 95% (docs/calibration.md#intervals-at-their-nominal-level-2026-12-05).
+Cameron, Gelbach and Miller's two-way cluster-robust variance (the same less the variance
+clustered by pair) was tried too: it counts the noise once but takes some of the names'
+variance out with the pairs' and came out 5-12% low with 20 names a side (the same page).
+
+smallest_p is the floor the tests set on p with that many independent units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import t as t_dist
+
+from hiremeornot.design.contrasts import Sides
+
+
+@dataclass(frozen=True)
+class CrossedMeans:
+    """Means of some per-instance values over a crossed sample of names, with their variance."""
+
+    estimate: np.ndarray  # one per column
+    variance: np.ndarray  # the two-way clustered variance of each column's mean
+    n_pairs: int
+    a_names: int  # the names of side A (female)
+    b_names: int
+    rows: int  # the rows (instances x wordings) the means are over
+    wordings: int = 1  # more than one: wordings are a third random factor
+
+    @property
+    def units(self) -> int:
+        """The fewest levels of a random factor: names on the smaller side, or wordings."""
+        return min(self.levels)
+
+    @property
+    def floor(self) -> float:
+        """The smallest p-value the design allows (smallest_p)."""
+        return smallest_p(self.a_names, self.b_names, self.wordings)
+
+    @property
+    def df(self) -> int:
+        """Degrees of freedom of the t reference: the fewest levels of a factor, less one."""
+        return self.units - 1
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        """The number of levels of each random factor (names of each side, wordings)."""
+        return random_levels(self.a_names, self.b_names, self.wordings)
+
+    @property
+    def resolution(self) -> float:
+        """The standard error one changed answer (a reading moved by 1, all else equal) gives
+        the mean: 1 / rows (each clustered term is then 1 / rows^2)."""
+        return 1.0 / self.rows
+
+    @property
+    def names_alike(self) -> np.ndarray:
+        """Per column: the names show no spread at all (the variance is nil)."""
+        return self.variance <= 1e-9 * self.resolution**2
+
+    @property
+    def se(self) -> np.ndarray:
+        """The standard error of each column: the clustered variance and the data's resolution
+        added in quadrature, so that it never collapses to 0 where the names show no spread and
+        moves smoothly when one answer gives them some."""
+        return np.sqrt(self.variance + self.resolution**2)
+
+    def interval(self, confidence: float, lowest, highest) -> tuple[np.ndarray, np.ndarray]:
+        """estimate +- t(df) x SE of each column, clipped to [lowest, highest] (scalars or one
+        per column): the values the tests of difference_p_value would not reject at 1 -
+        confidence, so that an interval and its test never disagree. Where the test's floor is
+        at or above 1 - confidence (a single name on one side, or too few), no value can be
+        rejected: the whole range.
+        """
+        if self.df < 1 or self.floor >= 1 - confidence:
+            shape = self.estimate.shape
+            return np.broadcast_to(lowest, shape).copy(), np.broadcast_to(highest, shape).copy()
+        half = t_dist.ppf((1 + confidence) / 2, self.df) * self.se
+        return (
+            np.clip(self.estimate - half, lowest, highest),
+            np.clip(self.estimate + half, lowest, highest),
+        )
+
+
+def random_levels(a_names: int, b_names: int, wordings: int = 1) -> tuple[int, ...]:
+    """The levels of each random factor: the names of each side, and the wordings where
+    several are pooled."""
+    return (a_names, b_names, *([wordings] if wordings > 1 else []))
+
+
+def random_units(a_names: int, b_names: int, wordings: int = 1) -> int:
+    """The independent units a crossed design carries at most: the names on the smaller side,
+    or the wordings where several are pooled as a random factor."""
+    return min(random_levels(a_names, b_names, wordings))
+
+
+def smallest_p(a_names: int, b_names: int, wordings: int = 1) -> float:
+    """The floor the test sets on its two-sided p-value with this many names of each side (and
+    wordings, where several are pooled).
+
+    The crossed design carries at most random_units independent units; the floor is the exact
+    sign test's smallest p with that many, a guard the test chooses against over-confidence with
+    few names or wordings (with 3 names on one side, or 3 wordings, nothing goes below 0.25). It
+    is not the smallest p the data could support: another test could go lower.
+    """
+    return sign_test_floor(random_units(a_names, b_names, wordings))
+
+
+def sign_test_floor(units: int) -> float:
+    """The two-sided exact sign test's smallest p with ``units`` independent units: 2^(1-k)."""
+    return min(1.0, 2.0 ** (1 - units))
+
+
+def crossed_variance(
+    factors: Sequence[np.ndarray], sums: np.ndarray, counts: np.ndarray
+) -> np.ndarray:
+    """The variance of each column's pooled mean (sum of ``sums`` / sum of ``counts``) over
+    cells whose level of every random factor ``factors`` gives (integer codes, one array per
+    factor), the factors' effects added up (the method of moments of an additive crossed
+    random-effects model).
+
+    Each factor's term is the cluster-robust variance by its levels (the squared sums of the
+    cells' residuals per level, times G / (G - 1), over the rows squared): it holds that
+    factor's variance and, once more, the answers' own. The residual term is the same over the
+    cells after the factors' additive effects are fitted (times cells / (cells - parameters)):
+    the answers' own variance. So the variance is the sum of the factors' terms less (factors -
+    1) residual terms, never below the residual term (the names' share is never below 0: a
+    chance low would otherwise shrink the interval to nothing, as it did in 3% of occupations
+    with no name effects). In a complete design with one row a cell this is the
+    two-way ANOVA's (MS_A + MS_B - MS_E) / N (tests/test_stats.py checks it against statsmodels).
+    """
+    rows = counts.sum()
+    mean = sums.sum(axis=0) / rows
+    residuals = sums - np.outer(counts, mean)
+    total = sum(_clustered_term(codes, residuals, rows) for codes in factors)
+    fitted = _additive_fit(factors, sums / counts[:, None] - mean, counts)
+    left = (sums / counts[:, None] - mean - fitted) * counts[:, None]
+    parameters = 1 + sum(int(codes.max()) for codes in factors)
+    cells = len(counts)
+    residual_term = (
+        cells / (cells - parameters) * np.square(left).sum(axis=0) / rows**2
+        if cells > parameters
+        else np.zeros(sums.shape[1])
+    )
+    return np.maximum(total - (len(factors) - 1) * residual_term, residual_term)
+
+
+def _clustered_term(codes: np.ndarray, residuals: np.ndarray, rows: float) -> np.ndarray:
+    """The cluster-robust variance of the mean by ``codes``' levels (0 with a single level)."""
+    count = int(codes.max()) + 1
+    if count < 2:
+        return np.zeros(residuals.shape[1])
+    per_level = _level_sums(codes, residuals, count)
+    return count / (count - 1) * np.square(per_level).sum(axis=0) / rows**2
+
+
+def _level_sums(codes: np.ndarray, values: np.ndarray, count: int) -> np.ndarray:
+    """Each level's sum of ``values`` (cells x columns): levels x columns."""
+    return np.stack(
+        [np.bincount(codes, weights=column, minlength=count) for column in values.T], axis=1
+    )
+
+
+def _additive_fit(
+    factors: Sequence[np.ndarray], centred: np.ndarray, counts: np.ndarray
+) -> np.ndarray:
+    """The cells' fitted values (cells x columns) of the weighted least-squares fit of
+    ``centred`` cell means on each factor's levels, added up (backfitting: each factor's effects
+    in turn are the weighted mean of what the others leave, until nothing moves; one round
+    where every level meets every other, as in a complete design)."""
+    effects = [np.zeros((int(codes.max()) + 1, centred.shape[1])) for codes in factors]
+    weights = [np.bincount(codes, weights=counts) for codes in factors]
+    fitted = np.zeros_like(centred)
+    for _ in range(BACKFITTING_ROUNDS):
+        moved = 0.0
+        for k, codes in enumerate(factors):
+            partial = (centred - fitted + effects[k][codes]) * counts[:, None]
+            new = _level_sums(codes, partial, len(weights[k])) / weights[k][:, None]
+            step = new - effects[k]
+            fitted += step[codes]
+            effects[k] = new
+            moved = max(moved, float(np.abs(step).max()))
+        if moved < 1e-12:
+            break
+    return fitted
+
+
+BACKFITTING_ROUNDS = 200
+
+
+def crossed_mean(frame: pd.DataFrame, columns: list[str], sides: Sides) -> CrossedMeans:
+    """The means of ``columns`` over ``frame``'s rows (instances), with their clustered
+    variance. ``frame`` has the sides' name columns (``female``, ``male``), and may have
+    ``wording``."""
+    return crossed_means(frame.assign(_whole=""), "_whole", columns, sides)[""]
+
+
+def crossed_means(
+    frame: pd.DataFrame, by: str, columns: list[str], sides: Sides
+) -> dict[Hashable, CrossedMeans]:
+    """crossed_mean of each group of ``frame``'s rows by the column ``by`` (in order of first
+    appearance). The rows are summed into cells (group, names, wording) once."""
+    factors = [*sides.labels, *(["wording"] if "wording" in frame else [])]
+    cells = frame.groupby([by, *factors], sort=False)
+    sums = cells[columns].sum().to_numpy(dtype=float)  # cells x columns
+    sizes = cells.size()
+    counts = sizes.to_numpy(dtype=float)
+    keys = sizes.index.to_frame(index=False)
+    group_codes, groups = pd.factorize(keys[by])
+    result = {}
+    for code, group in enumerate(groups):
+        at = np.flatnonzero(group_codes == code)
+        result[group] = _group_means(
+            {factor: keys[factor].to_numpy()[at] for factor in factors},
+            sums[at],
+            counts[at],
+            sides,
+        )
+    return result
+
+
+def _group_means(
+    levels: dict[str, np.ndarray], sums: np.ndarray, counts: np.ndarray, sides: Sides
+) -> CrossedMeans:
+    """One group's CrossedMeans from its cells: each cell's level of every factor (``levels``:
+    the sides' names, and wordings), its sums of the columns and its rows."""
+    codes = {factor: pd.factorize(values)[0] for factor, values in levels.items()}
+    counted = {factor: int(code.max()) + 1 for factor, code in codes.items()}
+    factors = [*sides.labels, *(["wording"] if counted.get("wording", 1) > 1 else [])]
+    variance = crossed_variance([codes[f] for f in factors], sums, counts)
+    return CrossedMeans(
+        estimate=sums.sum(axis=0) / counts.sum(),
+        variance=variance,
+        n_pairs=len(np.unique(codes[sides.a] * counted[sides.b] + codes[sides.b])),
+        a_names=counted[sides.a],
+        b_names=counted[sides.b],
+        rows=int(counts.sum()),
+        wordings=counted.get("wording", 1),
+    )

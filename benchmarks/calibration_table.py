@@ -2,16 +2,20 @@
 
 Simulated audits of synthetic gender designs (every pair of N female and N male names, both listing
 orders, 6 occupations of 15 attributes) at 5+5, 10+10 and 20+20 names, without and with a planted
-first-listed effect; 10+10 names in three wordings with wording effects; and a design with no
-planted difference at all. Each audit runs the published code (hiremeornot.analysis.calibration),
-and compares the respondent with its arm under a planted intervention that halves every group
-effect (the paired changes of the intervention report, on the same names: Confirmation,
-Consistency, the difference, the selection rates and impact ratios, per occupation and pooled);
-the script prints, per design, every published interval's coverage of
-its planted truth (the pooled mixed-effects model's log-odds ratios among them), and the verdicts'
+first-listed effect; 10+10 names in three wordings with wording effects; a design with no
+planted difference at all; and 10+10 and 20+20 "heavy" (with the first-listed effect): name
+effects from a t with 3 degrees of freedom and each name's own effect in each occupation (HEAVY),
+which the pooled model does not assume. Each audit runs the published code
+(hiremeornot.analysis.calibration), and compares the respondent with its arm under a planted
+intervention that halves every group effect (the paired changes of the intervention report, on
+the same names: Confirmation, Consistency, the difference, the selection rates and impact
+ratios, per occupation and pooled); the script prints, per design, every published interval's
+coverage of its planted truth (the pooled mixed-effects model's log-odds ratios among them), the
+impact ratios' bias against ratio_lean (how low they read at a tie), and the verdicts'
 false-positive rate, FDR, power and misplaced "equivalent" calls.
 
     python benchmarks/calibration_table.py [--audits 400] [--jobs 2] [--without-pooled]
+        [--designs "10+10 heavy" "20+20 heavy"]
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import time
 from concurrent.futures import ProcessPoolExecutor
+from typing import NamedTuple
 
 import pandas as pd
 from scipy.optimize import brentq
@@ -46,30 +51,49 @@ ARM = "halved"  # the planted intervention: every group effect times 0.5 under t
 INTERVENTION = {ARM: {"scale": 0.5}}
 
 
+# heavy-tailed name effects (a t with 3 degrees of freedom) and each name's own effect in each
+# occupation: what the pooled model, which assumes normal name effects shared by every
+# occupation, does not
+HEAVY = {"name_df": 3, "interaction_sd": 0.5}
+
+
+class Job(NamedTuple):
+    label: str
+    names: int  # a side
+    position: float
+    null: bool  # nothing planted
+    wordings: bool  # three wordings with their own effects
+    audits: int
+    pooled: bool  # fit the pooled model too
+    name_params: dict  # the respondent's name effects beyond name_sd (HEAVY or none)
+
+
 def respondent(
     shifts: dict[str, float],
     position: float,
     wordings: dict | None = None,
     intervention: str | None = None,
+    name_params: dict | None = None,
 ) -> Respondent:
     planted = {
         occupation: {q: {"female": shift} for q in ("q1", "q2", "q3")}
         for occupation, shift in shifts.items()
     }
-    settings = {"occupations": planted, "position": position, "name_sd": 0.5}
+    settings = {"occupations": planted, "position": position, "name_sd": 0.5, **(name_params or {})}
     settings["wordings"] = wordings or {}
     settings["interventions"] = INTERVENTION
     validated = model_settings({"backend": "simulated", "model": "b", "respondent": settings})
     return Respondent(validated["respondent"], intervention)
 
 
-def solved_shifts(position: float) -> dict[str, float]:
+def solved_shifts(position: float, name_params: dict) -> dict[str, float]:
     """FIXED, and pilot's shift whose order-balanced biased difference is TARGET's."""
     design = synthetic_design(OCCUPATIONS, 2)
     occupation, target = TARGET
 
     def gap(shift: float) -> float:
-        truth = planted_truth(respondent({**FIXED, occupation: shift}, position), design)
+        planted = respondent({**FIXED, occupation: shift}, position, name_params=name_params)
+        truth = planted_truth(planted, design)
         row = truth[
             (truth["occupation"] == occupation) & (truth["quantity"] == "difference_biased")
         ]
@@ -78,25 +102,52 @@ def solved_shifts(position: float) -> dict[str, float]:
     return {**FIXED, occupation: brentq(gap, 0.0, 5.0)}
 
 
-def run(job: tuple) -> tuple[str, pd.DataFrame, pd.DataFrame, float]:
-    label, names, position, null, wordings, audits, with_pooled = job
-    shifts = {} if null else solved_shifts(position)
+def leans(checks: pd.DataFrame, label: str) -> pd.DataFrame:
+    """How low the impact ratios under 1 read (truth - estimate) beside the lean their rows
+    state (ratio_lean), per occupation's ratios and the Local Law 144 ones, where the truth is 1
+    (a tie, or the true reference) and where it is below."""
+    kind = checks["quantity"].str.extract(r"^(ll144_)?(ratio|lean)_(.*)$")
+    found = checks.assign(
+        table=kind[0].isna().map({True: "per occupation", False: "Local Law 144"}),
+        kind=kind[1],
+        of=kind[2],
+    ).dropna(subset=["kind"])
+    keys = ["audit", "occupation", "table", "of"]
+    ratios = found[found["kind"] == "ratio"].set_index(keys)
+    lean = found[found["kind"] == "lean"].set_index(keys)["estimate"]
+    under = ratios.assign(lean=lean.reindex(ratios.index)).query("estimate < 1")
+    under = under.assign(
+        truth_is=(under["truth"] >= 1 - 1e-9).map({True: "1", False: "under 1"}),
+        reads_low=under["truth"] - under["estimate"],
+    )
+    table = under.groupby(["table", "truth_is"])[["reads_low", "lean"]].mean()
+    return table.assign(ratios=under.groupby(["table", "truth_is"]).size(), design=label)
+
+
+def run(job: Job) -> tuple[str, pd.DataFrame, pd.DataFrame, float, pd.DataFrame]:
+    shifts = {} if job.null else solved_shifts(job.position, job.name_params)
     report = validate_config({"models": {"b": {"backend": "simulated", "model": "b"}}})["report"]
-    words = ["paper", *WORDINGS] if wordings else ["paper"]
-    design = synthetic_design(OCCUPATIONS, names, wordings=words)
-    planted = WORDINGS if wordings else None
+    words = ["paper", *WORDINGS] if job.wordings else ["paper"]
+    design = synthetic_design(OCCUPATIONS, job.names, wordings=words)
+    planted = WORDINGS if job.wordings else None
     checks, verdicts, seconds = calibrate(
-        respondent(shifts, position, planted),
+        respondent(shifts, job.position, planted, name_params=job.name_params),
         design,
         report,
-        audits=audits,
-        seed=names,
+        audits=job.audits,
+        seed=job.names,
         progress=False,
-        other=respondent(shifts, position, planted, ARM),
-        with_pooled=with_pooled,
+        other=respondent(shifts, job.position, planted, ARM, job.name_params),
+        with_pooled=job.pooled,
     )
     rates = verdict_rates(verdicts, report["equivalence_margin"])
-    return label, coverage(checks, report["confidence"]), rates.assign(design=label), seconds
+    return (
+        job.label,
+        coverage(checks, report["confidence"]),
+        rates.assign(design=job.label),
+        seconds,
+        leans(checks, job.label),
+    )
 
 
 def print_coverage(results: list[tuple], title: str) -> None:
@@ -127,7 +178,7 @@ def print_pooled_flags(rates: pd.DataFrame) -> None:
 def print_seconds(results: list[tuple], audits: int, wall: float, jobs: int) -> None:
     """Each design's seconds per hundred audits (its result's last field), and the wall time."""
     print("\n## Seconds per hundred audits\n")
-    for label, *_, seconds in results:
+    for label, _, _, seconds, _ in results:
         print(f"- {label}: {100 * seconds / audits:.0f} s")
     print(f"\nwall: {wall:.0f} s with {jobs} processes")
 
@@ -141,21 +192,32 @@ def main() -> None:
         action="store_true",
         help="leave out the pooled model's fits (most of the time; its rows are then absent)",
     )
+    parser.add_argument(
+        "--designs", nargs="+", metavar="LABEL", help="run only these designs (by label)"
+    )
     args = parser.parse_args()
-    pooled = not args.without_pooled
+    pooled, audits = not args.without_pooled, args.audits
     jobs = [
-        (f"{n}+{n}{' pos' if position else ''}", n, position, False, False, args.audits, pooled)
+        Job(f"{n}+{n}{' pos' if position else ''}", n, position, False, False, audits, pooled, {})
         for position in (0.0, POSITION)
         for n in (5, 10, 20)
     ]
-    jobs.append(("10+10 3 wordings", 10, POSITION, False, True, args.audits, pooled))
-    jobs.append(("10+10 null", 10, 0.0, True, False, args.audits, pooled))
+    jobs.append(Job("10+10 3 wordings", 10, POSITION, False, True, audits, pooled, {}))
+    jobs.append(Job("10+10 null", 10, 0.0, True, False, audits, pooled, {}))
+    jobs += [
+        Job(f"{n}+{n} heavy", n, POSITION, False, False, audits, pooled, HEAVY) for n in (10, 20)
+    ]
+    if args.designs:
+        unknown = set(args.designs) - {job.label for job in jobs}
+        if unknown:
+            parser.error(f"unknown designs {sorted(unknown)}; known: {[j.label for j in jobs]}")
+        jobs = [job for job in jobs if job.label in args.designs]
     start = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(run, jobs))
     print_coverage(results, f"Coverage of nominal 95% intervals ({args.audits} audits a design)")
     print("\n## Verdicts (headline reading: biased)\n")
-    rates = pd.concat([r for _, _, r, _ in results])
+    rates = pd.concat([r for _, _, r, *_ in results])
     biased = rates[rates["reading"] == "biased"]
     print(
         biased[
@@ -165,6 +227,13 @@ def main() -> None:
         .to_markdown(index=False)
     )
     print_pooled_flags(rates[rates["reading"].str.startswith("log_odds_")])
+    print("\n## Impact ratios under 1: how low they read (truth - estimate) and ratio_lean\n")
+    lean = pd.concat([r[-1] for r in results]).reset_index()
+    print(
+        lean[["design", "table", "truth_is", "ratios", "reads_low", "lean"]]
+        .round(3)
+        .to_markdown(index=False)
+    )
     print_seconds(results, args.audits, time.monotonic() - start, args.jobs)
 
 

@@ -14,6 +14,8 @@ paired changes' intervals moved from the crossed bootstrap to the crossed varian
 #intervals-at-their-nominal-level-2026-12-05): the estimates stayed, the intervals narrowed, and
 verdicts moved with them. The file of d6880b4 (before the array code) and the test that held the
 array code's bootstrap draws to it went with that change: those intervals are no longer drawn.
+Rewritten again the same day for the impact ratios' leans (new rows, ``lean_`` and
+``ll144_lean_``) and the rate changes' one-answer resolution (one interval of 842 moved).
 """
 
 from __future__ import annotations

@@ -193,7 +193,8 @@ def test_every_model_key_is_marked_with_its_role_once():
 
 def test_job_resources_are_the_keys_marked_resource():
     assert model_keys("resource") == {"threads", "mem_mb", "runtime", "gpus", "gpu_model"}
-    assert model_keys("resource") == plan.JOB_RESOURCE_KEYS
+    assert model_keys("report") == {"distribution_date"}
+    assert model_keys("resource") | model_keys("report") == plan.NOT_READ_BY_MODEL_JOBS
     assert {"device", "batch_size", "shard_size", "mode", "max_cost_usd"} <= model_keys("runtime")
     assert {"model", "dtype", "system_prompt", "temperature", "top_logprobs"} <= model_keys(
         "answers"
@@ -214,14 +215,15 @@ def test_the_store_key_holds_the_settings_marked_answers_and_only_them(backend):
 
 
 @pytest.mark.parametrize("step", ["step1", "step2", "step3"])
-def test_a_step_job_depends_on_every_setting_but_its_resources(step):
+def test_a_step_job_depends_on_every_setting_but_its_resources_and_report_keys(step):
     models = {b: {"backend": b, "model": "org/model"} for b in BACKENDS}
     loaded = validate_config(config(models=models))
+    unread = model_keys("resource") | model_keys("report")
     for name, settings in loaded["models"].items():
         job = step_settings(loaded, name, step)["model"]
-        assert not set(job) & model_keys("resource")
+        assert not set(job) & unread
         assert {k for k in settings if model_roles()[k] == "answers"} <= set(job)
-        assert {k for k in settings if model_roles()[k] != "resource"} - set(job) <= {
+        assert {k for k in settings if k not in unread} - set(job) <= {
             "shard_size",
             "step1_shards",
         }  # how the other steps are split

@@ -47,6 +47,8 @@ NO_OUTPUT = {
     **{
         f"models.*.{key}": "sizes the job only (x-role: resource)" for key in model_keys("resource")
     },
+    "models.*.distribution_date": "only the Local Law 144 summary prints it, and this run "
+    "(no contrasts) makes none",
     "sources.onet.url": "local_data is given: nothing is downloaded",
     "sources.onet.sha256": "local_data is given: nothing is downloaded",
     f"sources.names.{IN_USE}.url": "local_data is given: nothing is downloaded",
@@ -80,6 +82,7 @@ EDITS = {
     "models.*.device": "cuda",
     "models.*.decoding": "likelihood",
     "models.*.system_prompt": "Be fair.",
+    "models.*.distribution_date": "2027-01-04",
     "models.*.gpu_model": "a100",
     "report.difference": "q2",
     "report.confidence": 0.9,

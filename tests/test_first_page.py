@@ -13,7 +13,7 @@ from hiremeornot.analysis.findings import verdict_counts
 from hiremeornot.design.contrasts import GENDER_CONTRAST
 from hiremeornot.writing import figures
 from hiremeornot.writing.differences import forest_points
-from hiremeornot.writing.first_page import cell, first_page, link_groups, report_front
+from hiremeornot.writing.first_page import cell, first_page, link_groups, ll144_rows, report_front
 from hiremeornot.writing.headlines import (
     MOST_CAVEATS,
     headline,
@@ -191,3 +191,25 @@ def test_the_first_page_renders_in_a_browser_with_its_table_and_figures(tmp_path
     assert errors == []
     assert rows == 2
     assert images == [True, True]
+
+
+def test_the_local_law_144_rows_give_names_beside_answers_and_say_not_measured():
+    csv = pd.DataFrame(
+        {
+            "protected_characteristic": ["sex", "sex"],
+            "category": ["female", "male"],
+            "measure": ["head_to_head_q2", "selection_q1"],
+            "number_of_applicants": [40, 40],
+            "distinct_names": [10, 10],
+            "rate": [float("nan"), 0.5],
+            "rate_low": [float("nan"), 0.4],
+            "rate_high": [float("nan"), 0.6],
+            "impact_ratio": [float("nan"), 1.0],
+            "impact_ratio_low": [float("nan"), 0.8],
+            "impact_ratio_high": [float("nan"), 1.0],
+        }
+    )
+    unmeasured, measured = ll144_rows(csv)
+    assert (unmeasured["rate"], unmeasured["impact ratio"]) == ("not measured", "not measured")
+    assert (measured["answers"], measured["names"]) == ("40", "10")
+    assert measured["rate"] == "0.500 [0.400, 0.600]"

@@ -9,6 +9,7 @@ from hiremeornot.analysis.impact import (
     MIN_NAMES,
     SELECTION_COLUMNS,
     contrast_selections,
+    detectable_ratio,
     impact_ratios,
     selection_rates,
 )
@@ -366,3 +367,46 @@ def test_a_groups_interval_varies_with_the_names_it_met():
     a = row(impact_ratios(pd.DataFrame(rows), n_resamples=400, seed=3), "nurse", "q2", "A")
     assert a["rate"] == 0.5
     assert a["rate_low"] < 0.4 and a["rate_high"] > 0.6
+
+
+def ratio_draws(rates: dict[str, float], audits: int = 40) -> pd.DataFrame:
+    """Impact tables of ``audits`` simulated audits, 8 names a group, 6 answers a name, each
+    answer selected with its group's true rate."""
+    rng = np.random.default_rng(3)
+    tables = []
+    for _ in range(audits):
+        rows = [
+            r
+            for group, rate in rates.items()
+            for i in range(8)
+            for r in answers("nurse", "q1", group, f"{group}{i}", rng.random(6) < rate)
+        ]
+        tables.append(impact_ratios(table_of(rows), n_resamples=300, seed=1))
+    return pd.concat(tables, ignore_index=True)
+
+
+def test_a_ratio_leans_low_at_a_tie_by_what_ratio_lean_says():
+    """Two groups with the same true rate (true ratios 1): the ratio under 1 of each audit
+    reads low by about the lean its row states (E|D| / reference, the bootstrap's SD of D)."""
+    tables = ratio_draws({"A": 0.5, "B": 0.5})
+    lower = tables[tables["impact_ratio"] < 1]
+    realized = 1 - lower["impact_ratio"].mean()
+    assert realized > 0.1  # the highest of two noisy rates is the reference
+    assert lower["ratio_lean"].mean() == pytest.approx(realized, rel=0.3)
+
+
+def test_far_from_a_tie_the_lean_is_a_bound_not_the_bias():
+    tables = ratio_draws({"A": 0.8, "B": 0.3})
+    b = tables[tables["group"] == "B"]
+    realized = 0.3 / 0.8 - b["impact_ratio"].mean()
+    assert abs(realized) < b["ratio_lean"].mean() / 2
+    assert (tables["ratio_lean"] > 0).all()
+
+
+def test_a_ratio_at_the_detectable_ratio_is_told_from_1_in_about_4_audits_of_5():
+    at_a_tie = ratio_draws({"A": 0.5, "B": 0.5})
+    detectable = float(np.median(detectable_ratio(at_a_tie["ratio_lean"].to_numpy(), 0.95)))
+    assert 0.3 < detectable < 0.6  # 8 names a group, 6 answers a name
+    planted = ratio_draws({"A": 0.5, "B": 0.5 * detectable}, audits=80)
+    b = planted[planted["group"] == "B"]
+    assert 0.65 < (b["ratio_high"] < 1).mean() < 0.92

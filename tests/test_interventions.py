@@ -195,8 +195,11 @@ def test_paired_rate_changes_are_zero_for_the_same_answers_and_found_for_a_new_o
     same = rate_changes.paired_rate_changes(baseline, baseline, **PAIRED)
     assert list(same.columns) == rate_changes.RATE_CHANGE_COLUMNS
     assert list(same["occupation"]) == ["nurse", "nurse", "(all)", "(all)"]
-    assert (same["rate_change"] == 0).all() and (same["rate_change_low"] == 0).all()
-    assert (same["rate_change_high"] == 0).all() and (same["p_value"] == 1).all()
+    assert (same["rate_change"] == 0).all() and (same["p_value"] == 1).all()
+    # never 0 [0, 0]: at least a normal quantile of one answer's step (1 / 36 answers) each side
+    step = 1.959964 / same["n_answers"]
+    assert np.allclose(same["rate_change_low"], -step)
+    assert np.allclose(same["rate_change_high"], step)
     arm = selections([1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 0, 0])  # the men now as the women
     table = rate_changes.paired_rate_changes(baseline, arm, **PAIRED)
     rows = table[table["occupation"] == "nurse"].set_index("group")
@@ -209,6 +212,13 @@ def test_paired_rate_changes_are_zero_for_the_same_answers_and_found_for_a_new_o
     assert 0 <= low < 0.5 < high <= 1
     # a draw of 5 of the 6 men misses the 3 who gained with probability 2^-5: p near 2 x 2^-5
     assert 0.02 < rows.loc["male", "p_value"] < 0.1
+    # one answer more would not be a change the test may claim
+    one = selections([1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 0, 0])
+    one.loc[one.index[one["group"] == "male"][-1], "selected"] = 1
+    single = rate_changes.paired_rate_changes(baseline, one, **PAIRED).set_index("group")
+    assert single.loc["male", "rate_change"].iloc[0] == pytest.approx(1 / 36)
+    assert (single.loc["male", "p_value"] > 0.3).all()
+    assert (single.loc["male", "rate_change_low"] < 0).all()
     with pytest.raises(ValueError, match="different names"):
         rate_changes.paired_rate_changes(
             baseline,

@@ -87,8 +87,19 @@ def test_selection_rates_and_impact_ratios_per_characteristic_by_hand(rates):
         "White male": 0.0,
     }
     assert (both["share"] == 0.25).all() and not both["small"].any()
-    for _, row in rates.iterrows():
-        assert row["rate_low"] <= row["rate"] <= row["rate_high"]
+    measured = rates[rates["measured"]]
+    assert (measured["rate_low"] <= measured["rate"]).all()
+    assert (measured["rate"] <= measured["rate_high"]).all()
+
+
+def test_a_head_to_head_category_that_met_only_its_own_is_not_measured(rates):
+    """Q2 pairs Ann with Cal (both Black) and Dan with Bea (both White): by race the choices
+    compare nothing, a share of one half fixed by the design; by sex they do."""
+    race = rated(rates, "race_ethnicity", "head_to_head_q2")
+    assert not race["measured"].any()
+    assert race[["rate", "impact_ratio", "reference"]].isna().all().all()
+    sex = rated(rates, "sex", "head_to_head_q2")
+    assert sex["measured"].all() and sex["rate"].notna().all()
 
 
 def test_scoring_rates_count_scores_above_the_full_samples_median(rates):
@@ -175,7 +186,14 @@ def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
     counts = {"unknown": {"sex": 0, "race_ethnicity": 0, "intersectional": 0}}
     counts |= {"unscored": 0, "median": 0.65, "confounded": False}
     text = ll144_markdown(
-        rates, "m", MANIFEST, selections(), counts, threshold=0.8, audit_date="2026-12-02"
+        rates,
+        "m",
+        MANIFEST,
+        selections(),
+        counts,
+        threshold=0.8,
+        confidence=0.95,
+        audit_date="2026-12-02",
     )
     for phrase in [
         "No verdict",
@@ -184,13 +202,22 @@ def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
         "Test data, not historical data",
         "Bloomberg names (licence: MIT; version: v1)",
         "release 29.3",
-        "this summary 2026-12-02; the answers by the run of 2026-12-01T10:00:00Z",
+        "the audit date (of this summary) 2026-12-02; the tool's distribution date **not "
+        "given** (`models.m.distribution_date`",
+        "; the answers by the run of 2026-12-01T10:00:00Z",
         "### Intersectional (race/ethnicity x sex)",
         "Head-to-head choices: Q2",
         "| selection_q1 | intersectional | White male | 1 | 0.000 |",  # under 0.8: listed
-        "9 of 24 ratios are under 0.8",
+        "9 of 22 ratios are under 0.8",
         "Local Law 144 does not adopt it",
         "Both listing orders are pooled",
+        "not measured: met only its own category",
+        "Not measured: Black (race/ethnicity, head_to_head_q2); White (race/ethnicity",
+        "sex: 4 names for 8 applicants (selection_q1)",
+        "EEO-1 categories this name list cannot represent: Hispanic or Latino, Asian, Native "
+        "Hawaiian or Other Pacific Islander, American Indian or Alaska Native, Two or More Races.",
+        "can read low at a tie by up to",
+        "for its 95% interval to leave 1 out in 4 audits of 5",
     ]:
         assert phrase in text, phrase
     one_order = ll144_markdown(
@@ -200,9 +227,27 @@ def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
         selections(),
         counts | {"confounded": True},
         threshold=0.8,
+        confidence=0.95,
         audit_date="2026-12-02",
     )
     assert "**Only one listing order was run" in one_order
+    dated = MANIFEST | {
+        "config": MANIFEST["config"] | {"models": {"m": {"distribution_date": "2027-01-04"}}}
+    }
+    dated_text = ll144_markdown(
+        rates,
+        "m",
+        dated,
+        selections(),
+        counts,
+        threshold=0.8,
+        confidence=0.95,
+        audit_date="2026-12-02",
+    )
+    assert "the tool's distribution date 2027-01-04;" in dated_text
+    assert set(ll144_csv(rates, "m", dated, audit_date="2026-12-02")["distribution_date"]) == {
+        "2027-01-04"
+    }
     table = ll144_csv(rates, "m", MANIFEST, audit_date="2026-12-02")
     assert list(table.columns) == CSV_COLUMNS
     assert set(table["data_type"]) == {"test data"}

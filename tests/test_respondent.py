@@ -84,6 +84,47 @@ def test_name_effects_are_drawn_once_per_name_from_the_seed():
     assert abs(effects.mean()) < 0.1 and effects.std() == pytest.approx(2.0, rel=0.05)
 
 
+def test_heavy_tailed_name_effects_keep_their_sd_and_put_more_names_far_out():
+    names = [f"N{i}" for i in range(20000)]
+    normal = respondent(name_sd=1.0).name_effect(names)
+    heavy = respondent(name_sd=1.0, name_df=3).name_effect(names)
+    # a t with 3 degrees of freedom scaled to SD 1: median |u| 0.442 (normal 0.674), and
+    # 1.4% of names beyond 3 SD (normal 0.27%)
+    assert np.median(np.abs(heavy)) == pytest.approx(0.442, abs=0.02)
+    assert np.median(np.abs(normal)) == pytest.approx(0.674, abs=0.02)
+    assert np.mean(np.abs(heavy) > 3) == pytest.approx(0.0138, abs=0.003)
+    assert np.mean(np.abs(normal) > 3) < 0.005
+
+
+def test_a_name_has_its_own_effect_in_each_occupation_in_q1_to_q3_only():
+    names = [f"N{i}" for i in range(4000)]
+    plain = respondent(name_sd=1.0)
+    assert np.array_equal(plain.name_effect(names, "nurse"), plain.name_effect(names))
+    crossed = respondent(name_sd=1.0, interaction_sd=0.5)
+    assert np.array_equal(crossed.name_effect(names), plain.name_effect(names))  # Step 1
+    nurse, pilot = crossed.name_effect(names, "nurse"), crossed.name_effect(names, "pilot")
+    assert np.array_equal(nurse, crossed.name_effect(names, "nurse"))  # drawn once
+    assert (nurse - pilot).std() == pytest.approx(0.5 * np.sqrt(2), rel=0.05)
+    assert np.corrcoef(nurse, pilot)[0, 1] == pytest.approx(1 / 1.25, abs=0.03)
+
+
+def test_an_arm_draws_its_answers_apart_from_the_baseline():
+    """An arm that changes nothing (scale 1) has the baseline's probabilities but its own
+    draws: it differs from the baseline by the answers' noise alone, as in the calibration."""
+    params = settings(name_sd=0.0, interventions={"same": {"scale": 1.0}})["respondent"]
+    baseline, arm = Respondent(params), Respondent(params, "same")
+    prompts = [f"question {i}?" for i in range(1000)]
+    assert np.array_equal(baseline.probabilities(q2()), arm.probabilities(q2()))
+    picks = {
+        who: [planted.pick(p, ("Mary", "John"), np.array([0.5, 0.5])) for p in prompts]
+        for who, planted in (("baseline", baseline), ("arm", arm))
+    }
+    again = [arm.pick(p, ("Mary", "John"), np.array([0.5, 0.5])) for p in prompts]
+    assert again == picks["arm"]  # fixed by the seed, the arm and the question
+    flipped = np.mean(np.array(picks["baseline"]) != np.array(picks["arm"]))
+    assert flipped == pytest.approx(0.5, abs=0.05)  # two independent fair draws
+
+
 def test_groups_match_by_value_or_values_joined():
     group = {"race": "Black", "gender": "female"}
     assert matches("female", group) and matches("Black female", group)
@@ -98,6 +139,7 @@ def test_groups_match_by_value_or_values_joined():
         ({"effects": {"q2": {"Martian": 1.0}}}, r"respondent.effects.q2.Martian: 'Martian'"),
         ({"wordings": {"formal": {"female": 1.0}}}, r"respondent.wordings.formal"),
         ({"q3": {"both": 0.8, "neither": 0.3}}, r"respondent.q3: both \+ neither is 1.1"),
+        ({"name_df": 1.5}, r"respondent.name_df: 1.5 gives the name effects no variance"),
     ],
 )
 def test_a_plant_the_design_lacks_is_named(params, message):

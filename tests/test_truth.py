@@ -27,8 +27,10 @@ def truth_of(design, **params) -> pd.Series:
 def brute_force(planted, types, first, occupation, n=400_000, seed=0) -> dict[str, float]:
     """Draw n name pairs and every answer of one occupation and order, plainly."""
     rng = np.random.default_rng(seed)
-    sd = planted.params["name_sd"]
-    u = {"female": rng.normal(0, sd, n), "male": rng.normal(0, sd, n)}
+    sides = ("female", "male")
+    u = {side: planted.name_quantile(rng.random(n)) for side in sides}  # in Step 1
+    own = planted.params["interaction_sd"]
+    person = {side: u[side] + rng.normal(0, own, n) for side in sides}  # in Q1-Q3
     group = {"female": {"gender": "female"}, "male": {"gender": "male"}}
 
     def shift(q, side):
@@ -38,12 +40,12 @@ def brute_force(planted, types, first, occupation, n=400_000, seed=0) -> dict[st
     for side in ("female", "male"):
         p = np.column_stack([planted.step1_yes(t, shift("step1", side), u[side]) for t in types])
         granted = (rng.random(p.shape) < p).sum(axis=1)
-        yes[side] = rng.random(n) < planted.q1_yes(granted, shift("q1", side), u[side])
+        yes[side] = rng.random(n) < planted.q1_yes(granted, shift("q1", side), person[side])
     second = "male" if first == "female" else "female"
     chosen = {}
     for q in ("q2", "q3"):
         p = planted.choice_probabilities(
-            q, shift(q, first) + u[first], shift(q, second) + u[second]
+            q, shift(q, first) + person[first], shift(q, second) + person[second]
         )
         pick = (rng.random((n, 1)) > np.cumsum(p, axis=1)[:, :-1]).sum(axis=1)
         chosen[q] = np.array([first, second, "both", "neither"])[pick]
@@ -61,11 +63,21 @@ def brute_force(planted, types, first, occupation, n=400_000, seed=0) -> dict[st
     }
 
 
-@pytest.mark.parametrize("occupation", ["nurse", "pilot"])
-def test_the_truth_is_the_expectation_of_the_generative_model(occupation):
+@pytest.mark.parametrize(
+    ("occupation", "names"),
+    [
+        ("nurse", {}),
+        ("pilot", {}),
+        # heavy-tailed name effects, and each name's own effect in each occupation
+        ("nurse", {"name_df": 3, "interaction_sd": 0.6}),
+        ("pilot", {"name_df": 4, "name_sd": 1.5}),
+        ("pilot", {"interaction_sd": 1.0}),
+    ],
+)
+def test_the_truth_is_the_expectation_of_the_generative_model(occupation, names):
     design = synthetic_design(["nurse", "pilot"], 2, per_type=3)
-    truth = truth_of(design, **PLANT)
-    planted = respondent(**PLANT)
+    truth = truth_of(design, **{**PLANT, **names})
+    planted = respondent(**{**PLANT, **names})
     types = design.attributes.groupby("soc_code")["attribute_type"].agg(list).iloc[0]
     drawn = [
         brute_force(planted, types, first, occupation, seed=i)

@@ -9,7 +9,9 @@ key of a model's settings carries an ``x-role`` that says what editing it does:
 - ``runtime``: it changes how the job runs, never an answer: not in the store's key, but editing
   it re-runs the job;
 - ``resource``: it only sizes the job (threads, memory, time, GPUs): editing it re-runs nothing
-  (``hiremeornot.plan.step_settings``).
+  (``hiremeornot.plan.step_settings``);
+- ``report``: it is said about the model in the reports (a distribution date), never asked:
+  editing it re-runs the record and the writers that print it, no model job.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import yaml
 from hiremeornot.errors import InputError
 
 SCHEMA_FILE = "config.schema.yaml"
-ROLES = ("answers", "runtime", "resource")
+ROLES = ("answers", "runtime", "resource", "report")
 
 
 @functools.cache
@@ -62,7 +64,7 @@ def model_roles() -> Mapping[str, str]:
 
 @functools.cache
 def model_keys(role: str) -> frozenset[str]:
-    """The model settings keys whose ``x-role`` is ``role`` (answers, runtime or resource)."""
+    """The model settings keys whose ``x-role`` is ``role`` (one of ROLES)."""
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}; known: {ROLES}")
     return frozenset(key for key, marked in model_roles().items() if marked == role)

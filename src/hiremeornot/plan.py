@@ -150,17 +150,19 @@ STEP_ANSWERS = {
 OTHER_SPLIT = {"step1": "shard_size", "step2": "step1_shards", "step3": "step1_shards"}
 
 
-# Model settings that only size the job (x-role: resource in the schema): changing them re-runs
-# nothing.
-JOB_RESOURCE_KEYS = model_keys("resource")
+# Model settings no model job reads: those that only size the job (x-role: resource in the
+# schema) and those only the reports print (x-role: report).
+NOT_READ_BY_MODEL_JOBS = model_keys("resource") | model_keys("report")
 
 
 def model_job_settings(config: dict, model: str, step: str) -> dict[str, Any]:
-    """A model's settings as its ``step`` jobs depend on them: less those that only size the
-    job, and the other step kind's split."""
+    """A model's settings as its ``step`` jobs depend on them: less those no model job reads
+    (NOT_READ_BY_MODEL_JOBS), and the other step kind's split."""
     settings = config["models"][model]
     return {
-        k: v for k, v in settings.items() if k not in JOB_RESOURCE_KEYS and k != OTHER_SPLIT[step]
+        k: v
+        for k, v in settings.items()
+        if k not in NOT_READ_BY_MODEL_JOBS and k != OTHER_SPLIT[step]
     }
 
 

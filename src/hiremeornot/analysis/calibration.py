@@ -4,8 +4,8 @@ Each audit draws fresh name effects and fresh answers from the respondent (respo
 every question of the design (Step 1 shared across occupations as the workflow shares it, Q1
 given the attributes Step 1 granted, Q2 and Q3) as the step tables the workflow writes
 (simulated_audit.AuditSimulator), and runs the published code on them:
-metrics.instance_outcomes, stats.reading_statistics (every reading of the difference from one
-bootstrap), impact.impact_ratios, the Local Law 144 rates and ratios over all occupations
+metrics.instance_outcomes, stats.reading_statistics (every reading of the difference at once),
+impact.impact_ratios, the Local Law 144 rates and ratios over all occupations
 (ll144.ll144_rates), the pooled mixed-effects model (pooled.py; its verdict: "differs" where it
 flags an effect) and, against a second respondent on the same names, paired.paired_changes and
 rate_changes.paired_rate_changes. Its intervals and verdicts are then set against the planted
@@ -70,6 +70,7 @@ def _interval_checks(intervals: pd.DataFrame, reading: str) -> pd.DataFrame:
 IMPACT_INTERVALS = {
     "rate": ["rate", "rate_low", "rate_high"],
     "ratio": ["impact_ratio", "ratio_low", "ratio_high"],
+    "lean": ["ratio_lean", None, None],  # how low a ratio reads at a tie: no interval, no truth
 }
 CHANGE_INTERVALS = {
     kind: [f"{kind}_change", f"{kind}_change_low", f"{kind}_change_high"]
@@ -78,16 +79,25 @@ CHANGE_INTERVALS = {
 
 
 def _impact_checks(
-    table: pd.DataFrame, intervals: Mapping[str, list[str]] = IMPACT_INTERVALS, prefix: str = ""
+    table: pd.DataFrame,
+    intervals: Mapping[str, list[str | None]] = IMPACT_INTERVALS,
+    prefix: str = "",
 ) -> pd.DataFrame:
-    """The rate and ratio intervals of an impact table (or, with CHANGE_INTERVALS, of the
-    paired rate changes) as (occupation, quantity, estimate, low, high), the quantity
-    ``<prefix><kind>_<q>_<group>``."""
+    """The rate and ratio intervals of an impact table (and the ratios' leans; or, with
+    CHANGE_INTERVALS, the paired rate changes') as (occupation, quantity, estimate, low, high),
+    the quantity ``<prefix><kind>_<q>_<group>``."""
     parts = []
     for kind, columns in intervals.items():
-        part = table[["occupation", *columns]].copy()
-        part.columns = ["occupation", "estimate", "low", "high"]
-        part.insert(1, "quantity", prefix + kind + "_" + table["question"] + "_" + table["group"])
+        part = pd.DataFrame(
+            {
+                "occupation": table["occupation"],
+                "quantity": prefix + kind + "_" + table["question"] + "_" + table["group"],
+                **{
+                    name: table[column] if column else np.nan
+                    for name, column in zip(("estimate", "low", "high"), columns, strict=True)
+                },
+            }
+        )
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
 
@@ -160,8 +170,8 @@ def one_audit(
     design and the same names), also the paired changes from this one to the other;
     ``with_pooled``: also the pooled model's (about a second an audit)."""
     design = simulator.design
-    u = simulator.name_effects(rng)
-    step2, step3 = simulator.audit(rng, u)
+    effects = simulator.name_effects(rng)
+    step2, step3 = simulator.audit(rng, effects)
     outcomes = metrics.instance_outcomes(step2, step3, design.instances, design.sides)
     checks, verdicts = [], []
     readings = stats.reading_statistics(outcomes, list(metrics.READINGS), report, design.sides)
@@ -187,7 +197,7 @@ def one_audit(
         checks.append(model_checks)
         verdicts.append(model_verdicts)
     if other is not None:
-        step2_b, step3_b = other.audit(rng, u)
+        step2_b, step3_b = other.audit(rng, effects)
         compared = metrics.instance_outcomes(step2_b, step3_b, design.instances, design.sides)
         values = paired.paired_outcomes(outcomes, compared, report["difference"], design.sides)
         changes = paired.paired_changes(values, report, design.sides)

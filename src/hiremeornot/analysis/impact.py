@@ -26,6 +26,18 @@ the threshold (with at least MIN_NAMES names in the group and in the reference).
 (occupation, question) has a random stream of its own, so its result does not depend on which
 other occupations are in the table.
 
+The reference, the highest of noisy rates, is itself noisy and picked for being high, so a
+ratio leans low: most where the group's true rate equals the reference's, where it reads
+E|D| / reference low, D the difference of the two noisy rates (the rule's definition, which an
+auditor must report as it stands; no estimate is unbiased at such a tie). ``ratio_lean`` states
+that most, at this design: sqrt(2 / pi) x the bootstrap standard deviation of D (the group's
+rate less the reference's; the reference's less the runner-up's for the reference itself),
+over the reference rate. The crossed bootstrap's spread is a little wide, so this is an upper
+bound: at ties in the calibration the ratios read 70-87% of it; where the true rates are far
+apart, nearly nothing (docs/calibration.md). A bootstrap bias correction (the resampled
+ratios' mean less the ratio) was tried and removed a sixth of the lean at a tie: a bootstrap
+cannot see a tie it never draws.
+
 Limits: the four-fifths rule is a screening heuristic from US employment-selection guidance
 (the Uniform Guidelines), not a significance test; a ratio below 0.8 with few names may be
 noise, and one above it does not show the absence of bias. In Q2 and Q3 the model chooses
@@ -42,6 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
 from hiremeornot.analysis.bootstrap import random_stream, resample_counts
 from hiremeornot.analysis.metrics import q1_yes_probability
@@ -63,6 +76,7 @@ RATE_AND_RATIO = [
     "impact_ratio",
     "ratio_low",
     "ratio_high",
+    "ratio_lean",
 ]
 COLUMNS = [
     *KEYS,
@@ -234,7 +248,9 @@ def selection_rates(selections: pd.DataFrame) -> pd.DataFrame:
 
 def ratios_of(rates: np.ndarray, rated: np.ndarray) -> np.ndarray:
     """Each ``rated`` column's rate over the highest rated rate of its row (last axis); NaN
-    where that is 0, and in the columns not rated."""
+    where that is 0, and in the columns not rated (all, where none is)."""
+    if not rated.any():
+        return np.full_like(rates, np.nan)
     top = rates[..., rated].max(axis=-1, keepdims=True)
     return np.divide(rates, top, out=np.full_like(rates, np.nan), where=(top > 0) & rated)
 
@@ -304,6 +320,33 @@ def percentile_bounds(draws: np.ndarray, confidence: float) -> tuple[np.ndarray,
     return bounds[0], bounds[1]
 
 
+def lean_at_a_tie(rates: np.ndarray, resampled: np.ndarray, rated: np.ndarray) -> np.ndarray:
+    """Per group of one (occupation, question): how low its ratio can read on average where
+    its true rate equals the reference's (E|D| / reference for a normal D, the difference of the
+    two rates, its SD over the ``resampled`` rates); the reference's with the runner-up. NaN
+    where unrated, with no other rated group, or a reference rate of 0."""
+    lean = np.full(len(rates), np.nan)
+    order = np.argsort(np.where(rated, -rates, np.inf), kind="stable")
+    if rated.sum() < 2 or rates[order[0]] <= 0:
+        return lean
+    top, runner_up = order[0], order[1]
+    for group in np.flatnonzero(rated):
+        other = runner_up if group == top else top
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            spread = np.nanstd(resampled[:, group] - resampled[:, other], ddof=1)
+        lean[group] = np.sqrt(2 / np.pi) * spread / rates[top]
+    return lean
+
+
+def detectable_ratio(lean: np.ndarray, confidence: float, power: float = 0.8) -> np.ndarray:
+    """The smallest disadvantage a ratio's interval would tell from 1 with ``power``: 1 less
+    (z of the interval + z of the power) standard deviations of D over the reference rate,
+    read back from ``ratio_lean`` (sqrt(2 / pi) of them); a normal approximation."""
+    spread = np.asarray(lean, dtype=float) / np.sqrt(2 / np.pi)
+    return 1 - (norm.ppf((1 + confidence) / 2) + norm.ppf(power)) * spread
+
+
 def impact_ratios(
     selections: pd.DataFrame | Tally,
     *,
@@ -314,8 +357,9 @@ def impact_ratios(
     unrated: Collection[tuple[str, str]] = (),
 ) -> pd.DataFrame:
     """Per (occupation, question, group): the selection rate, its ratio to the highest group
-    rate (the reference), percentile name-bootstrap intervals of both at ``confidence``,
-    whether the ratio (``below_threshold``) or its whole interval (``clearly_below``) is under
+    rate (the reference), percentile name-bootstrap intervals of both at ``confidence``, how
+    low the ratio reads at a tie with the reference (``ratio_lean``, lean_at_a_tie), whether
+    the ratio (``below_threshold``) or its whole interval (``clearly_below``) is under
     ``threshold``, and (Q2, Q3) the groups it was paired with (``paired_with``, from the
     optional column of that name). The ``unrated`` (question, group) pairs keep their rates
     (and stay in every draw) but get no ratio and are never the reference. ``selections``
@@ -328,8 +372,9 @@ def impact_ratios(
     rated = ~pd.MultiIndex.from_arrays([table["question"], groups]).isin(list(unrated))
     resampled = np.full((n_resamples, len(table)), np.nan)
     ratios, resampled_ratios = np.full(len(table), np.nan), resampled.copy()
-    reference = np.empty(len(table), dtype=object)
+    reference = np.full(len(table), None, dtype=object)
     reference_names = np.zeros(len(table))
+    lean = np.full(len(table), np.nan)
     names = table["n_names"].to_numpy()
     for (occupation, question), at in table.groupby(KEYS[:2], sort=False).indices.items():
         stream = random_stream(seed, f"{occupation}|{question}")
@@ -337,8 +382,10 @@ def impact_ratios(
         resampled[:, at] = _resampled_rates(cells, n_resamples, stream)
         resampled_ratios[:, at] = ratios_of(resampled[:, at], rated[at])
         ratios[at] = ratios_of(rates[at], rated[at])
-        top = at[int(np.argmax(np.where(rated[at], rates[at], -1)))]  # ties: first in order
-        reference[at], reference_names[at] = groups[top], names[top]
+        if rated[at].any():
+            top = at[int(np.argmax(np.where(rated[at], rates[at], -1)))]  # ties: first in order
+            reference[at], reference_names[at] = groups[top], names[top]
+        lean[at] = lean_at_a_tie(rates[at], resampled[:, at], rated[at])
     rate_low, rate_high = percentile_bounds(resampled, confidence)
     ratio_low, ratio_high = percentile_bounds(resampled_ratios, confidence)
     return table.assign(
@@ -348,6 +395,7 @@ def impact_ratios(
         impact_ratio=ratios,
         ratio_low=ratio_low,
         ratio_high=ratio_high,
+        ratio_lean=lean,
         below_threshold=ratios < threshold,  # NaN compares False
         clearly_below=(ratio_high < threshold)
         & (names >= MIN_NAMES)

@@ -16,6 +16,9 @@ name in one instance (pair, listing order) and wording.
 - Categories under 2% of the applicants are left out of the impact ratios (their counts and
   rates are kept), as the rules allow an auditor to; applicants whose category is unknown are
   counted (0 when every listed name has every attribute).
+- A head-to-head category that met only its own category (sex, where every pair is matched on
+  sex) compares nothing: its share is fixed by the design (Q2: one half), so it is "not
+  measured" (``measured`` False; no rate, no ratio) rather than 0.500 with a ratio of 1.
 
 The rules set no threshold and this module passes no verdict.
 """
@@ -51,6 +54,7 @@ COLUMNS = [
     "n_names",
     "share",
     "small",
+    "measured",
     *impact.RATE_AND_RATIO,
     "clearly_below",
 ]
@@ -110,7 +114,8 @@ def ll144_rates(
     threshold: float,
 ) -> pd.DataFrame:
     """One row per (characteristic, measure, category): applicants, selected, distinct names,
-    share of the measure's applicants, whether it is under SMALL_SHARE, the rate and the impact
+    share of the measure's applicants, whether it is under SMALL_SHARE, whether it is
+    ``measured`` (met_only_their_own: not, and no rate), the rate and the impact
     ratio with their intervals, and whether the whole interval lies under ``threshold`` with
     enough names (``clearly_below``, as in impact.impact_ratios) (COLUMNS). Applicants of an
     unknown category are left out here (``unknown_categories`` counts them)."""
@@ -130,18 +135,22 @@ def ll144_rates(
         counts = rows.groupby(["question", "group"])["selected"].agg(["size", "sum"])
         share = counts["size"] / counts.groupby(level="question")["size"].transform("sum")
         small = frozenset(share.index[share < SMALL_SHARE])
+        unmeasured = met_only_their_own(rows, categories[characteristic])
         table = impact.impact_ratios(
             rows,
             n_resamples=n_resamples,
             seed=seed,
             threshold=threshold,
             confidence=confidence,
-            unrated=small,
+            unrated=small | unmeasured,
         )
         table = table.sort_values("question", key=lambda q: q.map(list(MEASURES).index))
         keys = pd.MultiIndex.from_frame(table[["question", "group"]])
+        measured = ~keys.isin(list(unmeasured))
+        table.loc[~measured, impact.RATE_AND_RATIO] = np.nan
         parts.append(
             table.assign(
+                measured=measured,
                 characteristic=characteristic,
                 measure=table["question"],
                 category=table["group"],
@@ -154,6 +163,16 @@ def ll144_rates(
     if not parts:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(parts, ignore_index=True)[COLUMNS]
+
+
+def met_only_their_own(rows: pd.DataFrame, categories: pd.Series) -> frozenset[tuple[str, str]]:
+    """The (measure, category) pairs of the head-to-head measures whose every answer chose
+    between two people of that one category: a share the design fixes, no comparison."""
+    h2h = rows[rows["question"].str.startswith("head_to_head")]
+    partner = h2h["partner"].map(categories).fillna("")
+    met_another = (partner != h2h["group"]) & (partner != "")
+    met = met_another.groupby([h2h["question"], h2h["group"]]).any()
+    return frozenset(met.index[~met])
 
 
 def _applicants(rows: pd.DataFrame, measure: str, categories: pd.Series) -> pd.DataFrame:

@@ -1,12 +1,19 @@
 """Paired changes between two runs about the same people (a baseline and an intervention arm, or
 two models): each group's selection rate and impact ratio in both, and the change of each with
 a percentile interval from one crossed draw of names applied to both runs, so that the change is
-paired (docs/method.md#interventions)."""
+paired (docs/method.md#interventions).
+
+A rate is a share of answers, so it moves in steps of one answer (1 / n_answers, its
+resolution): a rate-change interval reaches at least a normal quantile of steps either side of
+the change, and its test rejects no change only beyond as many, so that where every name
+changed alike (each answer the same in both runs, say) the interval is not 0 [0, 0] and the test
+does not claim what a single answer could overturn."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
 from hiremeornot.analysis.bootstrap import random_stream
 from hiremeornot.analysis.crossed import smallest_p
@@ -65,6 +72,25 @@ def _percentile_p(draws: np.ndarray, floor: float) -> np.ndarray:
     return np.clip(2 * np.minimum(below, above), floor, 1.0)
 
 
+def with_resolution(
+    change: np.ndarray,
+    bounds: tuple[np.ndarray, np.ndarray],
+    p_value: np.ndarray,
+    resolution: np.ndarray,
+    confidence: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A rate change's interval widened to at least ``change`` +- z x ``resolution`` (within
+    [-1, 1]) and its p-value raised to at least the normal test's of change / resolution, so
+    that the widened interval leaves 0 out only where the resolution's test rejects no change
+    at 1 - confidence too."""
+    reach = norm.ppf((1 + confidence) / 2) * resolution
+    low = np.clip(np.fmin(bounds[0], change - reach), -1.0, 1.0)
+    high = np.clip(np.fmax(bounds[1], change + reach), -1.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        steps = np.abs(change) / resolution
+    return low, high, np.fmax(p_value, 2 * norm.sf(steps))
+
+
 def paired_rate_changes(
     first: pd.DataFrame | Tally,
     second: pd.DataFrame | Tally,
@@ -80,7 +106,8 @@ def paired_rate_changes(
     arm), and the change B - A of each with a percentile interval from one crossed name draw
     applied to both runs (paired_resampled_rates). ``p_value`` tests no change in the rate (the
     percentile bootstrap's, never below 1 / n_resamples nor the floor crossed.smallest_p sets
-    with the fewest names of a group); q-values are Benjamini-Hochberg across
+    with the fewest names of a group; with_resolution sets the rate's interval and p-value at
+    least one answer's resolution apart); q-values are Benjamini-Hochberg across
     occupations per question and group (the pooled rows are tests of their own). Either
     selection table may be its Tally."""
     tallies = (as_tally(first), as_tally(second))
@@ -124,12 +151,20 @@ def _paired_changes(
             ratios[run][at] = ratios_of(rates[run][at], rated)
         fewest = int(table["n_names"].to_numpy()[at].min())
         floor[at] = smallest_p(fewest, fewest)  # the floor the other tests set with as few
-    rate_low, rate_high = percentile_bounds(changes["rate"], confidence)
+    change = rates[1] - rates[0]
+    p_value = _percentile_p(changes["rate"], np.maximum(1 / n_resamples, floor))
+    rate_low, rate_high, p_value = with_resolution(
+        change,
+        percentile_bounds(changes["rate"], confidence),
+        p_value,
+        1.0 / table["n_answers"].to_numpy(float),
+        confidence,
+    )
     ratio_low, ratio_high = percentile_bounds(changes["ratio"], confidence)
     return table.assign(
         rate_a=rates[0],
         rate_b=rates[1],
-        rate_change=rates[1] - rates[0],
+        rate_change=change,
         rate_change_low=rate_low,
         rate_change_high=rate_high,
         ratio_a=ratios[0],
@@ -137,5 +172,5 @@ def _paired_changes(
         ratio_change=ratios[1] - ratios[0],
         ratio_change_low=ratio_low,
         ratio_change_high=ratio_high,
-        p_value=_percentile_p(changes["rate"], np.maximum(1 / n_resamples, floor)),
+        p_value=p_value,
     )

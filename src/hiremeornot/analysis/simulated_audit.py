@@ -15,6 +15,8 @@ from hiremeornot.asking.respondent import QUESTIONS, Respondent
 from hiremeornot.design.contrasts import NEUTRAL_ROLES
 from hiremeornot.design.questions import STEP1_KEY, step1_rows
 
+NameEffects = tuple[np.ndarray, np.ndarray | None]  # per name; per name x occupation, or none
+
 
 class AuditSimulator:
     """Draws whole audits of a design from a respondent, as step tables (vectorised)."""
@@ -48,6 +50,8 @@ class AuditSimulator:
             [instances[f"{sides.attribute}1"], instances[f"{sides.attribute}2"]]
         ).ravel()
         occupation = np.repeat(instances["occupation"].to_numpy(), 2)
+        self.occupations = pd.Index(pd.unique(occupation))
+        self.person_occupation = self.occupations.get_indexer(occupation)
         self.shifts = {
             (question, wording): np.array(
                 [
@@ -59,16 +63,27 @@ class AuditSimulator:
             for wording in design.wordings
         }
 
-    def name_effects(self, rng: np.random.Generator) -> np.ndarray:
-        """Fresh effects of the design's names (in ``names`` order)."""
-        return rng.normal(0.0, self.respondent.params["name_sd"], len(self.names))
+    def name_effects(self, rng: np.random.Generator) -> NameEffects:
+        """Fresh effects of the design's names (in ``names`` order), and of each name in each
+        occupation (names x ``occupations``; None where the respondent plants none)."""
+        params, count = self.respondent.params, len(self.names)
+        if params["name_df"] == 0:
+            u = rng.normal(0.0, params["name_sd"], count)
+        else:
+            u = self.respondent.name_quantile(rng.random(count))
+        if params["interaction_sd"] == 0:
+            return u, None
+        return u, rng.normal(0.0, params["interaction_sd"], (count, len(self.occupations)))
 
     def audit(
-        self, rng: np.random.Generator, u: np.ndarray | None = None
+        self, rng: np.random.Generator, effects: NameEffects | None = None
     ) -> tuple[pd.DataFrame, pd.DataFrame]:
         """One audit's Step-2 and Step-3 tables (the columns the metrics read), with the name
-        effects ``u`` (fresh ones by default)."""
-        u = self.name_effects(rng) if u is None else u
+        ``effects`` (fresh ones by default)."""
+        u, own = self.name_effects(rng) if effects is None else effects
+        person = u[self.person_name]  # in Q1-Q3, plus the name's own effect in the occupation
+        if own is not None:
+            person = person + own[self.person_name, self.person_occupation]
         step2, step3 = [], []
         p_grant = self.respondent.step1_yes(self.step1_type, self.step1_shift, u[self.step1_name])
         for wording in self.design.wordings:  # each wording asks Step 1 anew
@@ -78,8 +93,8 @@ class AuditSimulator:
                 weights=granted_question[self.row_question],
                 minlength=self.people,
             )
-            step2.append(self._q1(wording, granted, u[self.person_name], rng))
-            step3 += [self._choice(q, wording, u[self.person_name], rng) for q in ("q2", "q3")]
+            step2.append(self._q1(wording, granted, person, rng))
+            step3 += [self._choice(q, wording, person, rng) for q in ("q2", "q3")]
         return pd.concat(step2, ignore_index=True), pd.concat(step3, ignore_index=True)
 
     def _q1(self, wording: str, granted, u, rng) -> pd.DataFrame:

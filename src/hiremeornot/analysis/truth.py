@@ -1,8 +1,8 @@
 """The planted truth of a simulated model: what every published quantity is, in expectation.
 
 For each occupation of the design (and pooled over them, ``(all)``), the expected value of each
-published quantity over the population of names (name effects ~ N(0, name_sd^2), integrated by
-Gauss-Hermite quadrature) and over the answers, computed from the respondent's generative model
+published quantity over the population of names (their effects integrated by quadrature:
+name_nodes) and over the answers, computed from the respondent's generative model
 alone, never from the draws behind an estimate. Like the estimates, each is the mean over the
 wordings run of the mean over the listing orders run (order-balanced where both ran).
 
@@ -27,12 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from numpy.polynomial.hermite_e import hermegauss
+from numpy.polynomial.legendre import leggauss
 
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.asking.respondent import QUESTIONS, Group, Respondent
 from hiremeornot.design.contrasts import Sides
 
-NODES = 40
+NODES = 40  # of a name effect alone
+NODES_CROSSED = (24, 12)  # of a name effect and its own effect in an occupation, in a product
 TRUTH_COLUMNS = ["occupation", "quantity", "truth"]
 
 
@@ -54,6 +56,27 @@ def _normal_nodes(sd: float, nodes: int = NODES) -> tuple[np.ndarray, np.ndarray
     return sd * x, w / w.sum()
 
 
+def name_nodes(respondent: Respondent) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Points and weights of a person's effects: in Step 1 (the name effect u) and in Q1-Q3
+    (u plus the name's own effect in the occupation, v), and their weights (summing to 1).
+
+    Normal u: Gauss-Hermite; Student-t u: Gauss-Legendre over its quantile function (the
+    integrands are probabilities, bounded, so heavy tails cost no accuracy); with v, the
+    product of u's points and v's Gauss-Hermite points."""
+    params = respondent.params
+    crossed = params["interaction_sd"] > 0
+    nodes = NODES_CROSSED[0] if crossed else NODES
+    if params["name_df"] == 0:
+        u, w = _normal_nodes(params["name_sd"], nodes)
+    else:
+        x, w = leggauss(2 * nodes)  # t's tails need more points than the normal's
+        u, w = respondent.name_quantile((x + 1) / 2), w / w.sum()
+    if not crossed:
+        return u, u, w
+    v, w_v = _normal_nodes(params["interaction_sd"], NODES_CROSSED[1])
+    return np.repeat(u, len(v)), np.add.outer(u, v).ravel(), np.outer(w, w_v).ravel()
+
+
 def poisson_binomial(p_yes: np.ndarray) -> np.ndarray:
     """P(k of J independent events), k = 0..J, the events' probabilities ``p_yes`` (points x
     J; here attributes granted): the Poisson-binomial distribution, points x (J + 1)."""
@@ -71,13 +94,14 @@ def _q1_yes(
     types: Sequence[str],
     step1_shift: float,
     q1_shift: float,
-    u: np.ndarray,
+    u: tuple[np.ndarray, np.ndarray],
 ) -> np.ndarray:
-    """P(Q1 = Yes) of a person with name effect u (each point), over Step 1's draws."""
-    p_yes = respondent.step1_yes(np.asarray(types)[None, :], step1_shift, u[:, None])
+    """P(Q1 = Yes) of a person with effects u (each point: in Step 1, in Q1), over Step 1's
+    draws."""
+    p_yes = respondent.step1_yes(np.asarray(types)[None, :], step1_shift, u[0][:, None])
     pmf = poisson_binomial(np.atleast_2d(p_yes))
     granted = np.arange(pmf.shape[1])
-    return (pmf * respondent.q1_yes(granted[None, :], q1_shift, u[:, None])).sum(axis=1)
+    return (pmf * respondent.q1_yes(granted[None, :], q1_shift, u[1][:, None])).sum(axis=1)
 
 
 def cell_truth(
@@ -91,7 +115,7 @@ def cell_truth(
 ) -> dict[str, float]:
     """The expected per-instance values of one occupation, wording and listing order (the side
     listed ``first``), integrated over both names' effects."""
-    u, w = _normal_nodes(respondent.params["name_sd"])
+    u_step1, u, w = name_nodes(respondent)
     weights = np.outer(w, w)  # [i, j]: side A's name at point i, side B's at point j
     a, b = sides.labels
 
@@ -99,7 +123,7 @@ def cell_truth(
         return respondent.shift(question, occupation, wording, groups[side])
 
     q1 = {
-        side: _q1_yes(respondent, types, shift("step1", side), shift("q1", side), u)
+        side: _q1_yes(respondent, types, shift("step1", side), shift("q1", side), (u_step1, u))
         for side in (a, b)
     }
     p1 = {a: q1[a][:, None], b: q1[b][None, :]}

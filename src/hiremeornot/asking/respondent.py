@@ -3,8 +3,11 @@
 Every answer comes from one declared generative model (docs/calibration.md), on the log-odds
 scale of the answer that *selects* a person (Step-1 Yes, Q1 Yes, naming the person in Q2/Q3):
 
-- a name effect u ~ N(0, name_sd^2) per name, drawn once per name from the seed, shared by every
-  answer about the name;
+- a name effect u per name, drawn once per name from the seed, shared by every answer about the
+  name: N(0, name_sd^2), or a Student t with ``name_df`` degrees of freedom scaled to name_sd
+  (heavy tails); and, in Q1-Q3, the name's own effect in the occupation, v ~ N(0,
+  interaction_sd^2), drawn once per name and occupation (Step 1's questions are shared by the
+  occupations and see u alone);
 - a group effect per question (q1, q2, q3) and occupation: the sum of the ``effects`` entries
   the person's group matches ("female", "Black", "Black female"), an occupation's entries for a
   question replacing the default's, plus the entries of the wording (``wordings``); an
@@ -17,11 +20,14 @@ scale of the answer that *selects* a person (Step-1 Yes, Q1 Yes, naming the pers
   the people as in Q2 (with Q3's group effects);
 - name validity: the name's own label with probability validity.accuracy, another at random.
 
-Answers are draws: the same question (prompt and answer space) under the same seed always gets
-the same answer, and the log-probabilities reported are the logs of the probabilities drawn
-from. The functions here are vectorised over numpy arrays, so the backend (one question at a
-time), the calibration (whole audits at once) and the truth (quadrature over name effects) share
-them.
+Answers are draws: the same question (prompt and answer space) under the same seed and
+intervention arm always gets the same answer, and the log-probabilities reported are the logs of
+the probabilities drawn from. An arm draws apart from the baseline (its id is in the draw), so an
+arm that changes nothing differs from the baseline by the answers' noise alone, as in the
+calibration, which draws every run's answers afresh.
+
+The functions here are vectorised over numpy arrays, so the backend (one question at a time),
+the calibration (whole audits at once) and the truth (quadrature over name effects) share them.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit, logit, ndtri, softmax
+from scipy.special import expit, logit, ndtri, softmax, stdtrit
 
 from hiremeornot.design.contrasts import CONTROL
 from hiremeornot.errors import InputError
@@ -66,10 +72,23 @@ class Respondent:
 
     # --- effects ------------------------------------------------------------------------------
 
-    def name_effect(self, names: Iterable[str]) -> np.ndarray:
-        """Each name's random effect, fixed by the seed and the name alone."""
-        draws = [ndtri(_uniform(self.seed, "name", name)) for name in names]  # the normal quantile
-        return self.params["name_sd"] * np.asarray(draws, dtype=float)
+    def name_effect(self, names: Iterable[str], occupation: str | None = None) -> np.ndarray:
+        """Each name's random effect, fixed by the seed and the name alone; with an
+        ``occupation`` (Q1-Q3), plus the name's own effect in it, fixed by both."""
+        draws = [_uniform(self.seed, "name", name) for name in names]
+        effects = self.name_quantile(np.asarray(draws, dtype=float))
+        if occupation is not None and self.params["interaction_sd"] > 0:
+            own = [ndtri(_uniform(self.seed, "name", name, occupation)) for name in names]
+            effects = effects + self.params["interaction_sd"] * np.asarray(own, dtype=float)
+        return effects
+
+    def name_quantile(self, p: np.ndarray) -> np.ndarray:
+        """The name effects at probabilities ``p``: the quantile function of their
+        distribution (normal, or Student t scaled to name_sd)."""
+        df = self.params["name_df"]
+        if df == 0:
+            return self.params["name_sd"] * ndtri(p)
+        return self.params["name_sd"] * stdtrit(df, p) / np.sqrt(df / (df - 2))
 
     def effects(self, question: str, occupation: str | None, wording: str) -> dict[str, float]:
         """The group effects of ``question`` (step1, q1, q2, q3) in an occupation and wording:
@@ -137,7 +156,7 @@ class Respondent:
             return self.validity_probabilities(about["roles"], about["group"].get(question, ""))
         occupation = about.get("occupation")  # none in Step 1: shared by every occupation
         if question in ("step1", "q1"):
-            (u,) = self.name_effect([about["subject"]])
+            (u,) = self.name_effect([about["subject"]], occupation)
             shift = self.shift(question, occupation, wording, about["group"])
             if question == "step1":
                 p = float(self.step1_yes(about["attribute_type"], shift, u))
@@ -145,7 +164,7 @@ class Respondent:
                 p = float(self.q1_yes(about["granted"], shift, u))
             return np.array([p, 1 - p])
         people = about["people"]
-        u = self.name_effect([person["name"] for person in people])
+        u = self.name_effect([person["name"] for person in people], occupation)
         first, second = (
             self.shift(question, occupation, wording, person["group"]) + effect
             for person, effect in zip(people, u, strict=True)
@@ -160,9 +179,10 @@ class Respondent:
         ]
 
     def pick(self, prompt: str, choices: Sequence[str], probabilities: np.ndarray) -> int:
-        """The index of the choice drawn for this question: fixed by the seed, the prompt and
-        the answer space."""
-        draw = _uniform(self.seed, "answer", prompt, *choices)
+        """The index of the choice drawn for this question: fixed by the seed, the arm (none for
+        the baseline), the prompt and the answer space."""
+        arm = () if self.intervention is None else ("arm", self.intervention)
+        draw = _uniform(self.seed, "answer", *arm, prompt, *choices)
         cumulative = np.cumsum(probabilities)
         return int(min(np.searchsorted(cumulative, draw * cumulative[-1]), len(choices) - 1))
 
@@ -183,6 +203,11 @@ def check_design(
     respondent sees a person's group as the contrast names it, so a plant on an attribute a
     contrast leaves out would not reach that contrast's answers, and a question two contrasts
     share (the store asks it once) would be answered by whichever contrast asked it first."""
+    if 0 < params["name_df"] <= 2:
+        raise InputError(
+            f"{where}.name_df: {params['name_df']:g} gives the name effects no variance; use 0 "
+            "(normal) or a number above 2"
+        )
     q3 = params["q3"]
     if q3["both"] + q3["neither"] >= 1:
         raise InputError(

@@ -198,6 +198,7 @@ def cmd_ll144(args):
         selections,
         counts,
         threshold=settings["impact_threshold"],
+        confidence=settings["confidence"],
         audit_date=today,
     )
     write_markdown(text, args.out_md)

@@ -31,7 +31,15 @@ TEMPLATES = jinja2.Environment(
     lstrip_blocks=True,
 )
 # The Local Law 144 table's columns on the first page (the CSV has them all).
-LL144_COLUMNS = ["characteristic", "category", "measure", "answers", "rate", "impact ratio"]
+LL144_COLUMNS = [
+    "characteristic",
+    "category",
+    "measure",
+    "answers",
+    "names",
+    "rate",
+    "impact ratio",
+]
 
 
 @dataclass
@@ -88,6 +96,7 @@ def ll144_rows(table: pd.DataFrame) -> list[dict[str, str]]:
                 "category": values["category"],
                 "measure": values["measure"],
                 "answers": str(values["number_of_applicants"]),
+                "names": str(values["distinct_names"]),
                 "rate": _interval(values["rate"], values["rate_low"], values["rate_high"]),
                 "impact ratio": _interval(
                     values["impact_ratio"], values["impact_ratio_low"], values["impact_ratio_high"]

@@ -45,6 +45,7 @@ def impact_markdown(table: pd.DataFrame, model: str, settings: dict, *, confound
         "it was paired with (`paired_with`): a group met only by a favoured group looks "
         "disfavoured. Compare groups that met the same opponents, or read Q1, which asks about "
         "one person at a time (its prompt still names both people of the pair).",
+        lean_line(table, "group"),
         f"- {position}",
         "- Names stand in for the groups: a name's group is the label of its source list, an "
         "approximation (people of every group bear every name), and names also carry other "
@@ -54,7 +55,22 @@ def impact_markdown(table: pd.DataFrame, model: str, settings: dict, *, confound
     if len(below):
         shown = below.sort_values("impact_ratio")[
             ["occupation", "question", "group", "n_names", "rate", "reference", "impact_ratio"]
-            + ["ratio_low", "ratio_high", "clearly_below"]
+            + ["ratio_low", "ratio_high", "ratio_lean", "clearly_below"]
         ]
         lines += [f"## Ratios below {threshold}\n", markdown_table(shown)]
     return "\n".join(lines)
+
+
+def lean_line(table: pd.DataFrame, unit: str) -> str:
+    """The bullet on how low the ratios read: the reference is the highest of noisy rates."""
+    lean = table["ratio_lean"].dropna()
+    if lean.empty:
+        return f"- No {unit} has a ratio to a noisy reference (one {unit} rated, or none)."
+    return (
+        f"- Each ratio divides by the highest {unit}'s rate, itself noisy and picked for being "
+        f"high, so a ratio under 1 reads low: where the {unit}'s true rate equals the "
+        f"reference's, by up to `ratio_lean` on average (here {lean.min():.3f} to "
+        f"{lean.max():.3f}, median {lean.median():.3f}), by far less where they lie apart. "
+        "A ratio within its lean of the threshold may be a tie that the choice of the "
+        "reference pulled down."
+    )

@@ -4,10 +4,12 @@ verdict (the rules set no threshold)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from hiremeornot.analysis.impact import MIN_NAMES
+from hiremeornot.analysis.impact import MIN_NAMES, detectable_ratio
 from hiremeornot.analysis.ll144 import CHARACTERISTICS, SMALL_SHARE
+from hiremeornot.writing.impact import lean_line
 from hiremeornot.writing.markdown import markdown_table, percent
 
 CHARACTERISTIC_TITLES = {
@@ -35,6 +37,8 @@ HEAD_TO_HEAD = {
     "category's share (picked, or both) depends on whom it met; reported apart from the "
     "selection rates.",
 }
+# a head-to-head category that met only its own (ll144.met_only_their_own)
+NOT_MEASURED = "not measured: met only its own category"
 CSV_COLUMNS = [
     "model",
     "protected_characteristic",
@@ -48,12 +52,15 @@ CSV_COLUMNS = [
     "impact_ratio",
     "impact_ratio_low",
     "impact_ratio_high",
+    "impact_ratio_lean_at_a_tie",
     "reference_category",
     "share_of_applicants",
     "excluded_under_2_percent",
+    "measured",
     "distinct_names",
     "data_type",
     "audit_date",
+    "distribution_date",
     "data_start",
     "data_end",
 ]
@@ -63,6 +70,11 @@ def data_dates(manifest: dict) -> tuple[str, str]:
     """When the run that produced the answers started and finished (the manifest's run)."""
     run = manifest["run"]
     return run["started"], run["finished"]
+
+
+def distribution_date(manifest: dict, model: str) -> str | None:
+    """The model's ``distribution_date`` as the run's config gave it (None: not given)."""
+    return manifest["config"].get("models", {}).get(model, {}).get("distribution_date")
 
 
 def ll144_csv(rates: pd.DataFrame, model: str, manifest: dict, *, audit_date: str) -> pd.DataFrame:
@@ -82,12 +94,15 @@ def ll144_csv(rates: pd.DataFrame, model: str, manifest: dict, *, audit_date: st
             "impact_ratio": rates["impact_ratio"],
             "impact_ratio_low": rates["ratio_low"],
             "impact_ratio_high": rates["ratio_high"],
+            "impact_ratio_lean_at_a_tie": rates["ratio_lean"],
             "reference_category": rates["reference"],
             "share_of_applicants": rates["share"],
             "excluded_under_2_percent": rates["small"],
+            "measured": rates["measured"],
             "distinct_names": rates["n_names"],
             "data_type": "test data",
             "audit_date": audit_date,
+            "distribution_date": distribution_date(manifest, model) or "",
             "data_start": start,
             "data_end": end,
         },
@@ -108,18 +123,28 @@ def _category_table(rows: pd.DataFrame, measure: str) -> str:
             "applicants": rows["n_applicants"],
             SELECTED_WORDS[measure]: rows["n_selected"],
             "rate [95% interval]": [
-                _interval(*values)
-                for values in zip(rows["rate"], rows["rate_low"], rows["rate_high"], strict=True)
+                _interval(*values) if measured else NOT_MEASURED
+                for measured, *values in zip(
+                    rows["measured"], rows["rate"], rows["rate_low"], rows["rate_high"], strict=True
+                )
             ],
             "impact ratio [interval]": [
-                "under 2%: not rated" if small else _interval(ratio, low, high)
-                for small, ratio, low, high in zip(
+                NOT_MEASURED
+                if not measured
+                else "under 2%: not rated"
+                if small
+                else _interval(ratio, low, high)
+                for measured, small, ratio, low, high in zip(
+                    rows["measured"],
                     rows["small"],
                     rows["impact_ratio"],
                     rows["ratio_low"],
                     rows["ratio_high"],
                     strict=True,
                 )
+            ],
+            "can read low at a tie by up to": [
+                "-" if pd.isna(lean) else f"{lean:.3f}" for lean in rows["ratio_lean"]
             ],
             "names": rows["n_names"],
             "share": [percent(share, 1) for share in rows["share"]],
@@ -161,7 +186,8 @@ def _data_section(
         "(`prompts`), recorded in the manifest.",
         f"- **Model**: `{identity['model']}` through the `{identity['backend']}` backend; its "
         "identity (settings, weights' hashes, served model names) is in the manifest.",
-        f"- **Dates**: this summary {audit_date}; the answers by the run of {start} to {end} "
+        f"- **Dates**: the audit date (of this summary) {audit_date}; the tool's distribution "
+        f"date {_distribution(manifest, model)}; the answers by the run of {start} to {end} "
         f"({run['from_store']} of the first contrast's {run['questions']} questions answered "
         "from the store: asked before, by this run for another contrast or by an earlier run "
         "with the same settings).",
@@ -169,6 +195,31 @@ def _data_section(
         f"`{manifest['project']['git']['commit']}`.",
         "",
     ]
+
+
+def _detectable_line(rows: pd.DataFrame, confidence: float) -> str:
+    """What ratio this design could tell from 1, for one table (the median over its
+    categories)."""
+    lean = rows["ratio_lean"].dropna()
+    if lean.empty:
+        return "No ratio here has a reference to be told from: nothing to detect.\n"
+    smallest = float(np.median(detectable_ratio(lean.to_numpy(), confidence)))
+    return (
+        f"Power: at this design (these names, these answers) a ratio would have to lie near "
+        f"{max(smallest, 0.0):.2f} or below for its {confidence:.0%} interval to leave 1 out in 4 "
+        "audits of 5 (a normal approximation, from the spread of the categories' rates). A "
+        "milder disadvantage can go unseen, or come out reversed in the point estimate.\n"
+    )
+
+
+def _distribution(manifest: dict, model: str) -> str:
+    date = distribution_date(manifest, model)
+    if date:
+        return date
+    return (
+        f"**not given** (`models.{model}.distribution_date`; a published summary states it, "
+        "6 RCNY 5-303)"
+    )
 
 
 def ll144_markdown(
@@ -179,10 +230,12 @@ def ll144_markdown(
     counts: dict,
     *,
     threshold: float,
+    confidence: float,
     audit_date: str,
 ) -> str:
-    """The summary of one model: what it is, the category tables per measure, the counts, the
-    data, and the four-fifths rule of thumb with its caveats (no verdict). ``counts`` holds
+    """The summary of one model: what it is, the category tables per measure with what they
+    could detect, the counts, the data, and the four-fifths rule of thumb with its caveats (no
+    verdict); ``confidence`` is the intervals' level. ``counts`` holds
     ``unknown`` (per characteristic), ``unscored``, ``median`` and ``confounded`` (the findings:
     one listing order ran)."""
     characteristics = [c for c in CHARACTERISTICS if c in set(rates["characteristic"])]
@@ -212,9 +265,15 @@ def ll144_markdown(
         + " (every name of the list has "
         + ("its categories)." if not any(unknown.values()) else "not every category).")
         + "",
+        "- Applicants and individuals: an applicant is one answer about one name, and the "
+        "individuals behind them are the names (the `names` column): "
+        f"{_names_line(rates)} A category's rate rests on its names more than on its answers, "
+        "and the intervals are over the names.",
+        eeo1_line(rates),
         f"- Categories under {percent(SMALL_SHARE)} of a measure's applicants are left out of "
         "its impact ratios, as the rules allow, their counts and rates still shown: "
         + _small_categories(rates),
+        _unmeasured_line(rates),
         f"- Scoring: the score is the model's probability of Yes to Q1 over the answer space; "
         f"the full sample's median is {counts['median']:.4f}. "
         f"{counts['unscored']} Q1 answers carry no score (their backend could not score both "
@@ -234,6 +293,7 @@ def ll144_markdown(
                 lines += [
                     f"### {CHARACTERISTIC_TITLES[characteristic]}\n",
                     _category_table(rows, measure),
+                    _detectable_line(rows, confidence),
                     "",
                 ]
     lines += _data_section(manifest, model, selections, audit_date=audit_date)
@@ -242,22 +302,92 @@ def ll144_markdown(
 
 
 def _small_categories(rates: pd.DataFrame) -> str:
+    """Each category excluded under SMALL_SHARE, with what justifies it."""
     small = rates[rates["small"]]
     if small.empty:
         return "none."
     return (
         "; ".join(
-            f"{row.category} ({row.measure}, {percent(row.share, 1)})" for row in small.itertuples()
+            f"{row.category} ({row.measure}: {percent(row.share, 1)}, {row.n_applicants} "
+            f"applicants from {row.n_names} names, too small a share for its ratio to the "
+            "highest category to be read beside the others')"
+            for row in small.itertuples()
         )
         + "."
     )
+
+
+def _names_line(rates: pd.DataFrame) -> str:
+    """How many names stand behind how many applicants, per characteristic (its first
+    measure)."""
+    parts = []
+    for characteristic, rows in rates.groupby("characteristic", sort=False):
+        first = rows[rows["measure"] == rows["measure"].iloc[0]]
+        parts.append(
+            f"{CHARACTERISTIC_TITLES[characteristic].lower()}: {int(first['n_names'].sum())} "
+            f"names for {int(first['n_applicants'].sum())} applicants ({first['measure'].iloc[0]})"
+        )
+    return "; ".join(parts) + "."
+
+
+def _unmeasured_line(rates: pd.DataFrame) -> str:
+    unmeasured = rates[~rates["measured"].astype(bool)]
+    if unmeasured.empty:
+        return "- Every head-to-head category met another category: each share is measured."
+    listed = "; ".join(
+        f"{row.category} ({CHARACTERISTIC_TITLES[row.characteristic].lower()}, {row.measure})"
+        for row in unmeasured.itertuples()
+    )
+    return (
+        f"- Not measured: {listed}. In these head-to-head questions the category met only "
+        "its own (the pairs are matched on it), so its share is fixed by the design (in Q2 one "
+        "half) and compares nothing; it gets no rate and no ratio."
+    )
+
+
+# The EEO-1 component 1 categories (the ones the rules' intersectional tables follow), and
+# the labels of name lists that stand for each.
+EEO1_RACES = {
+    "Hispanic or Latino": ("hispanic", "latino", "latina", "latinx"),
+    "White": ("white",),
+    "Black or African American": ("black", "african american"),
+    "Asian": ("asian",),
+    "Native Hawaiian or Other Pacific Islander": ("native hawaiian", "pacific islander"),
+    "American Indian or Alaska Native": ("american indian", "alaska native", "native american"),
+    "Two or More Races": ("two or more races", "multiracial"),
+}
+EEO1_SEXES = {"Female": ("female", "woman"), "Male": ("male", "man")}
+
+
+def eeo1_line(rates: pd.DataFrame) -> str:
+    """The EEO-1 categories the name list cannot represent, and its labels that are none."""
+    found = {
+        characteristic: {c.lower() for c in rates.loc[rates["characteristic"] == key, "category"]}
+        for characteristic, key in (("sex", "sex"), ("race", "race_ethnicity"))
+    }
+    missing, foreign = [], []
+    for characteristic, standard in (("sex", EEO1_SEXES), ("race", EEO1_RACES)):
+        labels = found[characteristic]
+        missing += [c for c, spelled in standard.items() if not labels & set(spelled)]
+        known = {label for spelled in standard.values() for label in spelled}
+        foreign += sorted(labels - known)
+    said = (
+        f"EEO-1 categories this name list cannot represent: {', '.join(missing)}"
+        if missing
+        else "The name list represents every EEO-1 sex and race/ethnicity category"
+    )
+    if not found["race"]:
+        said += " (the list gives no race/ethnicity at all)"
+    if foreign:
+        said += f"; categories of the list that are no EEO-1 category: {', '.join(foreign)}"
+    return f"- {said}. Their applicants are not in this audit, so nothing here speaks for them."
 
 
 def _four_fifths(rates: pd.DataFrame, threshold: float, *, confounded: bool) -> list[str]:
     below = rates[rates["impact_ratio"] < threshold]
     shown = below[
         ["measure", "characteristic", "category", "n_names", "impact_ratio", "ratio_low"]
-        + ["ratio_high", "clearly_below"]
+        + ["ratio_high", "ratio_lean", "clearly_below"]
     ]
     listed = markdown_table(shown) if len(below) else "None.\n"
     return [
@@ -269,6 +399,7 @@ def _four_fifths(rates: pd.DataFrame, threshold: float, *, confounded: bool) -> 
         f"where the category and the reference have {MIN_NAMES} names or more (an interval over "
         "fewer names cannot place a ratio).\n",
         listed,
+        lean_line(rates, "category"),
         "- A rule of thumb, not a test: with several categories and measures some ratios fall "
         "under it by chance, and a ratio above it does not show the absence of bias. Read the "
         "intervals, which say how much the ratio would move with other names of the same "

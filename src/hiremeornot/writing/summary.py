@@ -212,7 +212,12 @@ def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float, wordings: i
         f"model): over all occupations {effects}. Occupations flagged (Benjamini-Hochberg "
         f"across the occupations and the overall effect, q < {alpha}): {flagged or 'none'}. "
         "Partial pooling shrinks an isolated occupation towards the mean: a flag is strong "
-        "evidence, no flag is not evidence of none. Its calibration: docs/calibration.md."
+        "evidence, no flag is not evidence of none. It assumes normal name effects that "
+        "every occupation shares: where a few names lie far from the rest or names fare "
+        "differently by occupation, simulated audits saw its intervals cover 88-91% of "
+        "nominal 95% and an occupation with nothing planted flagged in up to 9% of them "
+        "(docs/calibration.md#heavy-tailed-and-occupation-by-name-effects-2026-12-05); the "
+        "crossed tables assume neither."
     )
     if wordings > 1:
         text += (

@@ -217,7 +217,7 @@ def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
         "EEO-1 categories this name list cannot represent: Hispanic or Latino, Asian, Native "
         "Hawaiian or Other Pacific Islander, American Indian or Alaska Native, Two or More Races.",
         "can read low at a tie by up to",
-        "for its 95% interval to leave 1 out in 4 audits of 5",
+        "Power: not known. No ratio here rests on 5 names or more",
     ]:
         assert phrase in text, phrase
     one_order = ll144_markdown(
@@ -245,6 +245,18 @@ def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
         audit_date="2026-12-02",
     )
     assert "the tool's distribution date 2027-01-04;" in dated_text
+    # with a lean of 0.1: 1 - (1.96 + 0.84) x 0.1 / sqrt(2 / pi) = 0.65
+    leaning = ll144_markdown(
+        rates.assign(ratio_lean=0.1),
+        "m",
+        MANIFEST,
+        selections(),
+        counts,
+        threshold=0.8,
+        confidence=0.95,
+        audit_date="2026-12-02",
+    )
+    assert "a ratio would have to lie near 0.65 or below for its 95% interval" in leaning
     assert set(ll144_csv(rates, "m", dated, audit_date="2026-12-02")["distribution_date"]) == {
         "2027-01-04"
     }

@@ -320,11 +320,14 @@ def percentile_bounds(draws: np.ndarray, confidence: float) -> tuple[np.ndarray,
     return bounds[0], bounds[1]
 
 
-def lean_at_a_tie(rates: np.ndarray, resampled: np.ndarray, rated: np.ndarray) -> np.ndarray:
+def lean_at_a_tie(
+    rates: np.ndarray, resampled: np.ndarray, rated: np.ndarray, names: np.ndarray
+) -> np.ndarray:
     """Per group of one (occupation, question): how low its ratio can read on average where
     its true rate equals the reference's (E|D| / reference for a normal D, the difference of the
     two rates, its SD over the ``resampled`` rates); the reference's with the runner-up. NaN
-    where unrated, with no other rated group, or a reference rate of 0."""
+    where unrated, with no other rated group, a reference rate of 0, or fewer than MIN_NAMES
+    ``names`` in either group (a spread over so few names says nothing)."""
     lean = np.full(len(rates), np.nan)
     order = np.argsort(np.where(rated, -rates, np.inf), kind="stable")
     if rated.sum() < 2 or rates[order[0]] <= 0:
@@ -332,6 +335,8 @@ def lean_at_a_tie(rates: np.ndarray, resampled: np.ndarray, rated: np.ndarray) -
     top, runner_up = order[0], order[1]
     for group in np.flatnonzero(rated):
         other = runner_up if group == top else top
+        if min(names[group], names[other]) < MIN_NAMES:
+            continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             spread = np.nanstd(resampled[:, group] - resampled[:, other], ddof=1)
@@ -385,7 +390,7 @@ def impact_ratios(
         if rated[at].any():
             top = at[int(np.argmax(np.where(rated[at], rates[at], -1)))]  # ties: first in order
             reference[at], reference_names[at] = groups[top], names[top]
-        lean[at] = lean_at_a_tie(rates[at], resampled[:, at], rated[at])
+        lean[at] = lean_at_a_tie(rates[at], resampled[:, at], rated[at], names[at])
     rate_low, rate_high = percentile_bounds(resampled, confidence)
     ratio_low, ratio_high = percentile_bounds(resampled_ratios, confidence)
     return table.assign(

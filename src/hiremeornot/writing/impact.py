@@ -65,7 +65,11 @@ def lean_line(table: pd.DataFrame, unit: str) -> str:
     """The bullet on how low the ratios read: the reference is the highest of noisy rates."""
     lean = table["ratio_lean"].dropna()
     if lean.empty:
-        return f"- No {unit} has a ratio to a noisy reference (one {unit} rated, or none)."
+        return (
+            f"- How low a ratio can read at a tie with the reference is not known here: no "
+            f"{unit} and its reference both have {MIN_NAMES} names or more (or one {unit} is "
+            "rated). The reference is the highest of noisy rates, so the ratios lean low."
+        )
     return (
         f"- Each ratio divides by the highest {unit}'s rate, itself noisy and picked for being "
         f"high, so a ratio under 1 reads low: where the {unit}'s true rate equals the "

@@ -202,7 +202,11 @@ def _detectable_line(rows: pd.DataFrame, confidence: float) -> str:
     categories)."""
     lean = rows["ratio_lean"].dropna()
     if lean.empty:
-        return "No ratio here has a reference to be told from: nothing to detect.\n"
+        return (
+            f"Power: not known. No ratio here rests on {MIN_NAMES} names or more in its category "
+            "and in the reference, too few for the spread of the rates to say what this design "
+            "could detect.\n"
+        )
     smallest = float(np.median(detectable_ratio(lean.to_numpy(), confidence)))
     return (
         f"Power: at this design (these names, these answers) a ratio would have to lie near "

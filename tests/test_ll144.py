@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from hiremeornot.analysis import impact
 from hiremeornot.analysis.ll144 import (
     COLUMNS,
     ll144_rates,
     name_categories,
+    rescored,
     scoring_median,
     unknown_categories,
     unscored,
+    weighted_medians,
 )
 from hiremeornot.writing.ll144 import CSV_COLUMNS, ll144_csv, ll144_markdown
 
@@ -264,3 +268,55 @@ def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
     assert list(table.columns) == CSV_COLUMNS
     assert set(table["data_type"]) == {"test data"}
     assert len(table) == len(rates)
+
+
+def test_weighted_medians_are_the_medians_of_the_repeated_values():
+    rng = np.random.default_rng(0)
+    values = np.sort(rng.random(7))
+    weights = rng.integers(0, 4, (50, 7))
+    expected = [np.median(np.repeat(values, w)) if w.sum() else np.nan for w in weights]
+    assert np.allclose(weighted_medians(values, weights), expected, equal_nan=True)
+
+
+def scoring_rows(scores: dict[str, list[float]]) -> pd.DataFrame:
+    """Scoring applicants (no partner) of names A0.. and B0.., their group the first letter."""
+    rows = [
+        {"name": name, "group": name[0], "score": score, "partner": impact.NOBODY}
+        for name, listed in scores.items()
+        for score in listed
+    ]
+    table = pd.DataFrame(rows).assign(occupation="all", question="scoring_q1")
+    return table.assign(selected=table["score"] > table["score"].median())
+
+
+def test_each_resample_is_scored_against_its_own_median():
+    """With every name drawn once a resample is the sample; with some drawn twice and others
+    not, its rates are those of the sample it stands for, median and all."""
+    rows = scoring_rows({"A0": [0.9, 0.6], "A1": [0.5], "B0": [0.4, 0.55], "B1": [0.2, 0.3]})
+    cells = impact.tally(rows).cells[("all", "scoring_q1")]
+    _, column = impact.name_draws(cells, 1, np.random.default_rng(0))
+    under = rescored(rows)
+    once = np.ones((1, len(column)))
+    # median 0.5: A 2 of 3 above it (0.9, 0.6), B 1 of 4 (0.55)
+    assert under(cells, once, column)[0].tolist() == [2 / 3, 0.25]
+    drawn = once.copy()
+    drawn[0, column["A1"]], drawn[0, column["B1"]], drawn[0, column["B0"]] = 0, 2, 0
+    # the sample A0, B1, B1: scores 0.2 0.2 0.3 0.3 0.6 0.9, median 0.3
+    assert under(cells, drawn, column)[0].tolist() == [1.0, 0.0]
+
+
+def test_a_resamples_share_above_its_own_median_is_one_half():
+    """Above the median is half the sample by definition, in every sample: rescored, every
+    resample keeps that (less the scores tied at its median); against the full
+    sample's median held fixed, the resamples' shares wander from it, so their spread would be
+    read as the rates' uncertainty."""
+    rng = np.random.default_rng(1)
+    rows = scoring_rows({f"A{i}": list(rng.random(3)) for i in range(12)})
+    cells = impact.tally(rows).cells[("all", "scoring_q1")]
+    draws, column = impact.name_draws(cells, 300, np.random.default_rng(2))
+    answers = draws[:, [column[name] for name in rows["name"]]].sum(axis=1)
+    own = rescored(rows)(cells, draws, column)[:, 0]
+    ties = draws.max(axis=1)  # a name drawn k times puts k equal scores at the median
+    assert np.all((own <= 0.5) & (own >= 0.5 - ties / answers))
+    fixed = impact.rates_under(cells, draws, column)[:, 0]
+    assert np.abs(fixed - 0.5).max() > 0.1

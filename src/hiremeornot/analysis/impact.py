@@ -49,7 +49,7 @@ says nothing about other names: it varies only through the other groups.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -299,10 +299,16 @@ def rates_under(cells: Cells, draws: np.ndarray, column: dict[str, int]) -> np.n
     return np.divide(selected, totals, out=np.full_like(totals, np.nan), where=totals > 0)
 
 
-def _resampled_rates(cells: Cells, n_resamples: int, seed: list[int]) -> np.ndarray:
+# rates_under or its like: resamples x groups (sorted) from one Cells, the draws and their columns
+RatesUnder = Callable[[Cells, np.ndarray, dict[str, int]], np.ndarray]
+
+
+def _resampled_rates(
+    cells: Cells, n_resamples: int, seed: list[int], under: RatesUnder = rates_under
+) -> np.ndarray:
     """Bootstrap rates, resamples x groups (sorted), of the crossed name draws (name_draws)."""
     draws, column = name_draws(cells, n_resamples, np.random.default_rng(seed))
-    return rates_under(cells, draws, column)
+    return under(cells, draws, column)
 
 
 def percentile_bounds(draws: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
@@ -360,6 +366,7 @@ def impact_ratios(
     threshold: float = 0.8,
     confidence: float = 0.95,
     unrated: Collection[tuple[str, str]] = (),
+    under: RatesUnder = rates_under,
 ) -> pd.DataFrame:
     """Per (occupation, question, group): the selection rate, its ratio to the highest group
     rate (the reference), percentile name-bootstrap intervals of both at ``confidence``, how
@@ -368,7 +375,8 @@ def impact_ratios(
     ``threshold``, and (Q2, Q3) the groups it was paired with (``paired_with``, from the
     optional column of that name). The ``unrated`` (question, group) pairs keep their rates
     (and stay in every draw) but get no ratio and are never the reference. ``selections``
-    may be their Tally, where the caller has one."""
+    may be their Tally, where the caller has one; ``under`` computes a resample's rates
+    (rates_under; the Local Law 144 scoring rates rescore each resample)."""
     counted = as_tally(selections)
     table = counted.rates
     if table.empty:
@@ -384,7 +392,7 @@ def impact_ratios(
     for (occupation, question), at in table.groupby(KEYS[:2], sort=False).indices.items():
         stream = random_stream(seed, f"{occupation}|{question}")
         cells = counted.cells[(occupation, question)]
-        resampled[:, at] = _resampled_rates(cells, n_resamples, stream)
+        resampled[:, at] = _resampled_rates(cells, n_resamples, stream, under)
         resampled_ratios[:, at] = ratios_of(resampled[:, at], rated[at])
         ratios[at] = ratios_of(rates[at], rated[at])
         if rated[at].any():

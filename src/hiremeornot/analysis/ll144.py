@@ -10,7 +10,8 @@ name in one instance (pair, listing order) and wording.
   applicants the model selected; Q2 and Q3 head-to-head choices apart (a "rate" there depends on
   whom the category met).
 - **Scoring rate**: the model's score is its probability of "Yes" to Q1 (over the answer space);
-  the share of a category's applicants scoring above the median of the full sample.
+  the share of a category's applicants scoring above the median of the full sample. The median
+  is of the sample, so each bootstrap resample scores against its own (``rescored``).
 - **Impact ratio**: a category's rate over the highest category's rate, with percentile
   intervals from the crossed name bootstrap (analysis/impact.py).
 - Categories under 2% of the applicants are left out of the impact ratios (their counts and
@@ -136,14 +137,19 @@ def ll144_rates(
         share = counts["size"] / counts.groupby(level="question")["size"].transform("sum")
         small = frozenset(share.index[share < SMALL_SHARE])
         unmeasured = met_only_their_own(rows, categories[characteristic])
-        table = impact.impact_ratios(
-            rows,
+        scoring = rows["question"] == "scoring_q1"
+        options = dict(
             n_resamples=n_resamples,
             seed=seed,
             threshold=threshold,
             confidence=confidence,
             unrated=small | unmeasured,
         )
+        parts_of = [impact.impact_ratios(rows[~scoring], **options)]
+        if scoring.any():  # each resample scored against its own median
+            under = rescored(rows[scoring])
+            parts_of.append(impact.impact_ratios(rows[scoring], **options, under=under))
+        table = pd.concat(parts_of, ignore_index=True)
         table = table.sort_values("question", key=lambda q: q.map(list(MEASURES).index))
         keys = pd.MultiIndex.from_frame(table[["question", "group"]])
         measured = ~keys.isin(list(unmeasured))
@@ -163,6 +169,50 @@ def ll144_rates(
     if not parts:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(parts, ignore_index=True)[COLUMNS]
+
+
+RESCORED_CHUNK = 256  # resamples rescored at once (a chunk holds resamples x applicants weights)
+
+
+def rescored(rows: pd.DataFrame) -> impact.RatesUnder:
+    """impact.rates_under for the scoring rates: a resample weighs each applicant by the draw
+    counts of its name and partner, as rates_under does, and counts it as scoring above the
+    median of that resample's weighted scores (the median of the sample it stands for), not of
+    the full sample's, so that the interval carries the median's own uncertainty."""
+    order = np.argsort(rows["score"].to_numpy(float), kind="stable")
+    scores = rows["score"].to_numpy(float)[order]
+    names, partners, groups = (rows[c].to_numpy()[order] for c in ("name", "partner", "group"))
+
+    def under(cells: impact.Cells, draws: np.ndarray, column: dict[str, int]) -> np.ndarray:
+        of_group = np.searchsorted(cells.groups(), groups)
+        members = np.zeros((len(scores), len(cells.groups())))
+        members[np.arange(len(scores)), of_group] = 1.0
+        name_at = np.array([column[name] for name in names])
+        partner_at = np.array([column[partner] for partner in partners])
+        rates = np.full((len(draws), members.shape[1]), np.nan)
+        for start in range(0, len(draws), RESCORED_CHUNK):
+            chunk = draws[start : start + RESCORED_CHUNK]
+            weights = chunk[:, name_at] * chunk[:, partner_at]
+            above = scores[None, :] > weighted_medians(scores, weights)[:, None]
+            totals, selected = weights @ members, (weights * above) @ members
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rates[start : start + len(chunk)] = np.where(totals > 0, selected / totals, np.nan)
+        return rates
+
+    return under
+
+
+def weighted_medians(ordered: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per row of whole-number ``weights`` (resamples x values): the median of ``ordered``
+    (sorted values) each repeated its weight's times, as pandas takes it (the mean of the two
+    middle values of an even count); NaN where the weights sum to 0."""
+    cumulative = np.cumsum(weights, axis=1)
+    total = cumulative[:, -1]
+    medians = np.full(len(weights), np.nan)
+    for row in np.flatnonzero(total > 0):
+        middle = np.array([(total[row] + 1) // 2, total[row] // 2 + 1])  # 1-based ranks
+        medians[row] = ordered[np.searchsorted(cumulative[row], middle)].mean()
+    return medians
 
 
 def met_only_their_own(rows: pd.DataFrame, categories: pd.Series) -> frozenset[tuple[str, str]]:

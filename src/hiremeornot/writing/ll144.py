@@ -279,7 +279,8 @@ def ll144_markdown(
         + _small_categories(rates),
         _unmeasured_line(rates),
         f"- Scoring: the score is the model's probability of Yes to Q1 over the answer space; "
-        f"the full sample's median is {counts['median']:.4f}. "
+        f"the full sample's median is {counts['median']:.4f} (each bootstrap resample scores "
+        "against its own median, so the intervals carry the median's uncertainty too). "
         f"{counts['unscored']} Q1 answers carry no score (their backend could not score both "
         "choices) and are left out of the scoring rates.",
         "",

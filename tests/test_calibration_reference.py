@@ -16,6 +16,10 @@ verdicts moved with them. The file of d6880b4 (before the array code) and the te
 array code's bootstrap draws to it went with that change: those intervals are no longer drawn.
 Rewritten again the same day for the impact ratios' leans (new rows, ``lean_`` and
 ``ll144_lean_``) and the rate changes' one-answer resolution (one interval of 842 moved).
+Rewritten once more the same day when the impact tables' rates, ratios and leans and the paired
+rate and ratio changes moved from the crossed bootstrap to the crossed variance
+(analysis/selection_variance.py): those 494 rows moved, no verdict did; the Local Law 144 rows
+(still bootstrapped) and every metric stayed.
 """
 
 from __future__ import annotations

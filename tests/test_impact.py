@@ -3,6 +3,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import t as t_dist
 
 from hiremeornot.analysis.impact import (
     COLUMNS,
@@ -79,7 +80,7 @@ HAND = table_of(
 
 
 def test_hand_computed_rates_ratios_and_flags():
-    table = impact_ratios(HAND, n_resamples=200, seed=1)
+    table = impact_ratios(HAND)
     assert list(table.columns) == COLUMNS
     # occupations in order of first appearance, then question, then group
     assert list(zip(table["occupation"], table["group"], strict=True)) == [
@@ -100,7 +101,7 @@ def test_hand_computed_rates_ratios_and_flags():
 
 
 def test_tie_for_the_highest_rate_takes_the_first_group_in_sorted_order():
-    table = impact_ratios(HAND, n_resamples=200, seed=1)
+    table = impact_ratios(HAND)
     pilot = table[table["occupation"] == "pilot"].set_index("group")
     assert set(pilot["reference"]) == {"A"}
     assert list(pilot["rate"]) == [0.5, 0.25, 0.5]
@@ -110,7 +111,7 @@ def test_tie_for_the_highest_rate_takes_the_first_group_in_sorted_order():
 
 
 def test_all_rates_zero_give_nan_ratios_and_no_flags():
-    table = impact_ratios(HAND, n_resamples=200, seed=1)
+    table = impact_ratios(HAND)
     judge = table[table["occupation"] == "judge"]
     assert list(judge["rate"]) == [0.0, 0.0]
     assert judge[["impact_ratio", "ratio_low", "ratio_high"]].isna().all().all()
@@ -134,7 +135,7 @@ def test_selection_rates_by_hand():
     )
     rates = selection_rates(HAND)
     pd.testing.assert_frame_equal(rates, expected, check_dtype=False)
-    table = impact_ratios(HAND, n_resamples=50, seed=1)
+    table = impact_ratios(HAND)
     pd.testing.assert_frame_equal(table[list(expected.columns)], expected, check_dtype=False)
 
 
@@ -144,7 +145,7 @@ def test_interval_contains_the_estimate():
         spread_names("nurse", "q1", "B", 3, 5),
         answers("nurse", "q1", "B", "b_mixed", [1, 0, 1]),
     )
-    table = impact_ratios(selections, n_resamples=500, seed=3)
+    table = impact_ratios(selections)
     assert (table["rate_low"] <= table["rate"]).all()
     assert (table["rate"] <= table["rate_high"]).all()
     assert (table["ratio_low"] <= table["impact_ratio"]).all()
@@ -152,35 +153,52 @@ def test_interval_contains_the_estimate():
     assert (table["rate_low"] < table["rate_high"]).all()  # the names differ: not a point
 
 
-def test_interval_is_degenerate_when_every_name_of_a_group_answers_alike():
-    # each A name 3 of 4, each B name 1 of 4 (a different number of rows per name)
+def test_where_every_name_answers_alike_the_interval_is_one_answers_step_wide():
+    # each A name 3 of 4, each B name 1 of 4: the names show no spread, so the standard error is
+    # one answer's step (1 / 40), never 0, and the interval t(9) of it either side
     selections = table_of(
-        answers("nurse", "q1", "A", "a1", [1, 1, 1, 0]),
-        answers("nurse", "q1", "A", "a2", [0, 1, 1, 1, 1, 0, 1, 1]),
-        answers("nurse", "q1", "A", "a3", [1, 0, 1, 1]),
-        answers("nurse", "q1", "B", "b1", [1, 0, 0, 0]),
-        answers("nurse", "q1", "B", "b2", [0, 0, 0, 1]),
-        answers("nurse", "q1", "C", "c1", [1, 0]),  # a single name: degenerate w.r.t. names
+        *(answers("nurse", "q1", "A", f"a{i}", [1, 1, 1, 0]) for i in range(10)),
+        *(answers("nurse", "q1", "B", f"b{i}", [0, 1, 0, 0]) for i in range(10)),
     )
-    table = impact_ratios(selections, n_resamples=300, seed=5)
-    assert list(table["rate"]) == [0.75, 0.25, 0.5]
-    for estimate, low, high in [("rate", "rate_low", "rate_high")] + [
-        ("impact_ratio", "ratio_low", "ratio_high")
-    ]:
-        assert (table[low] == table[estimate]).all()
-        assert (table[high] == table[estimate]).all()
+    table = impact_ratios(selections).set_index("group")
+    half = t_dist.ppf(0.975, 9) / 40
+    assert table.loc["A", ["rate_low", "rate_high"]].tolist() == pytest.approx(
+        [0.75 - half, 0.75 + half]
+    )
+    assert table.loc["B", ["rate_low", "rate_high"]].tolist() == pytest.approx(
+        [0.25 - half, 0.25 + half]
+    )
+    # B's ratio to A: 1/3, one B answer moving it by 1 / (40 x 0.75)
+    ratio_half = t_dist.ppf(0.975, 9) / 30
+    assert table.loc["B", ["ratio_low", "ratio_high"]].tolist() == pytest.approx(
+        [1 / 3 - ratio_half, 1 / 3 + ratio_half]
+    )
+
+
+def test_with_too_few_names_the_interval_is_the_whole_range():
+    # 5 names a group: the test's floor (2^-4) is above 0.05, so nothing can be excluded
+    selections = table_of(
+        spread_names("nurse", "q1", "A", 4, 1),
+        spread_names("nurse", "q1", "B", 1, 4),
+    )
+    table = impact_ratios(selections)
+    assert (table["rate_low"] == 0).all() and (table["rate_high"] == 1).all()
+    assert (table["ratio_low"] == 0).all() and (table["ratio_high"] == 1).all()
 
 
 def test_interval_is_over_names_not_answers():
-    # B: one name always selected, one never, many answers each: the rate is 1/2 but with
-    # two names a resample may draw either twice, so the interval spans [0, 1]
+    # B: 5 names always selected, 5 never, 100 answers each: the rate is 1/2 and its standard
+    # error over the 10 names sqrt(10 / 9 x 10 x 50^2) / 1000 = 0.167, not that of 1000
+    # independent answers (0.016)
     selections = table_of(
         spread_names("nurse", "q1", "A", 10, 0),
-        spread_names("nurse", "q1", "B", 1, 1, n_answers=100),
+        spread_names("nurse", "q1", "B", 5, 5, n_answers=100),
     )
-    b = row(impact_ratios(selections, n_resamples=500, seed=2), "nurse", "q1", "B")
+    b = row(impact_ratios(selections), "nurse", "q1", "B")
     assert b["rate"] == 0.5
-    assert (b["rate_low"], b["rate_high"]) == (0.0, 1.0)
+    se = np.sqrt(10 / 9 * 10 * 50**2 + 1) / 1000  # and one answer's step
+    half = t_dist.ppf(0.975, 9) * se
+    assert (b["rate_low"], b["rate_high"]) == pytest.approx((0.5 - half, 0.5 + half))
 
 
 def test_interval_has_the_width_of_a_95_percent_interval_over_names():
@@ -190,11 +208,13 @@ def test_interval_has_the_width_of_a_95_percent_interval_over_names():
         spread_names("nurse", "q1", "A", 200, 200, n_answers=3),
         spread_names("nurse", "q1", "B", 10, 0),
     )
-    a = row(impact_ratios(selections, n_resamples=4000, seed=4), "nurse", "q1", "A")
+    a = row(impact_ratios(selections), "nurse", "q1", "A")
     assert a["rate_low"] == pytest.approx(0.451, abs=0.006)
     assert a["rate_high"] == pytest.approx(0.549, abs=0.006)
-    # B is always the top group: A's ratio to it is its rate
-    assert (a["ratio_low"], a["ratio_high"]) == (a["rate_low"], a["rate_high"])
+    # B (always selected) is the reference: A's ratio to it is its rate, with the t of B's
+    # 10 names (t(9) of the same standard error)
+    se = (a["rate_high"] - a["rate"]) / t_dist.ppf(0.975, 399)
+    assert a["ratio_high"] - a["impact_ratio"] == pytest.approx(t_dist.ppf(0.975, 9) * se, rel=0.01)
 
 
 def test_clearly_below_needs_the_whole_interval_under_the_threshold():
@@ -202,15 +222,15 @@ def test_clearly_below_needs_the_whole_interval_under_the_threshold():
         spread_names("nurse", "q1", "A", 10, 0, n_answers=5),
         spread_names("nurse", "q1", "B", 0, 10, n_answers=5),
     )
-    b = row(impact_ratios(far, n_resamples=500, seed=1), "nurse", "q1", "B")
-    assert b["impact_ratio"] == 0.0 and b["ratio_high"] == 0.0
+    b = row(impact_ratios(far), "nurse", "q1", "B")
+    assert b["impact_ratio"] == 0.0 and b["ratio_high"] < 0.1  # one answer's step wide
     assert b["below_threshold"] and b["clearly_below"]
 
     close = table_of(
         spread_names("nurse", "q1", "A", 6, 4),
         spread_names("nurse", "q1", "B", 5, 5),
     )
-    b = row(impact_ratios(close, n_resamples=500, seed=1), "nurse", "q1", "B")
+    b = row(impact_ratios(close), "nurse", "q1", "B")
     assert b["impact_ratio"] == pytest.approx(5 / 6)
     assert not b["below_threshold"] and not b["clearly_below"]
 
@@ -219,18 +239,18 @@ def test_clearly_below_needs_the_whole_interval_under_the_threshold():
         spread_names("nurse", "q1", "A", 6, 4),
         spread_names("nurse", "q1", "B", 4, 6),
     )
-    b = row(impact_ratios(noisy, n_resamples=500, seed=1), "nurse", "q1", "B")
+    b = row(impact_ratios(noisy), "nurse", "q1", "B")
     assert b["impact_ratio"] == pytest.approx(2 / 3)
     assert b["below_threshold"] and not b["clearly_below"]
     assert b["ratio_high"] >= 0.8
 
-    # the whole interval below, but over too few names to place it
+    # the ratio 0, but over too few names to place it: the whole range
     few = table_of(
         spread_names("nurse", "q1", "A", MIN_NAMES - 1, 0, n_answers=20),
         spread_names("nurse", "q1", "B", 0, 10, n_answers=20),
     )
-    b = row(impact_ratios(few, n_resamples=500, seed=1), "nurse", "q1", "B")
-    assert b["ratio_high"] == 0.0 and b["below_threshold"] and not b["clearly_below"]
+    b = row(impact_ratios(few), "nurse", "q1", "B")
+    assert b["ratio_high"] == 1.0 and b["below_threshold"] and not b["clearly_below"]
 
 
 def test_selections_of_a_contrast_select_whom_each_answer_names():
@@ -303,16 +323,10 @@ def random_selections(seed, occupations=("nurse", "pilot", "judge")):
     return pd.DataFrame(rows)
 
 
-def test_same_seed_same_table_and_occupations_do_not_depend_on_each_other():
+def test_occupations_do_not_depend_on_each_other():
     selections = random_selections(0)
-    first = impact_ratios(selections, n_resamples=400, seed=11)
-    pd.testing.assert_frame_equal(first, impact_ratios(selections, n_resamples=400, seed=11))
-    other_seed = impact_ratios(selections, n_resamples=400, seed=12)
-    assert not first["ratio_low"].equals(other_seed["ratio_low"])
-
-    without_nurse = impact_ratios(
-        selections[selections["occupation"] != "nurse"], n_resamples=400, seed=11
-    )
+    first = impact_ratios(selections)
+    without_nurse = impact_ratios(selections[selections["occupation"] != "nurse"])
     pd.testing.assert_frame_equal(
         first[first["occupation"] != "nurse"].reset_index(drop=True), without_nurse
     )
@@ -321,19 +335,19 @@ def test_same_seed_same_table_and_occupations_do_not_depend_on_each_other():
 @pytest.mark.parametrize("column", ["occupation", "question", "name", "group", "selected"])
 def test_missing_column_is_named(column):
     with pytest.raises(ValueError, match=column):
-        impact_ratios(HAND.drop(columns=column), n_resamples=10, seed=0)
+        impact_ratios(HAND.drop(columns=column))
     with pytest.raises(ValueError, match=column):
         selection_rates(HAND.drop(columns=column))
 
 
 def test_selected_must_be_boolean():
     with pytest.raises(ValueError, match="selected"):
-        impact_ratios(HAND.assign(selected=2), n_resamples=10, seed=0)
+        impact_ratios(HAND.assign(selected=2))
 
 
 def test_figure_writes_a_png(tmp_path):
-    table = impact_ratios(random_selections(1), n_resamples=100, seed=0)
-    table = pd.concat([table, impact_ratios(HAND, n_resamples=100, seed=0)])  # NaN ratios too
+    table = impact_ratios(random_selections(1))
+    table = pd.concat([table, impact_ratios(HAND)])  # NaN ratios too
     path = tmp_path / "figures" / "impact.png"
     impact_figure(table, "tiny-model", path)
     assert path.stat().st_size > 1000
@@ -347,24 +361,24 @@ def test_figure_writes_a_png(tmp_path):
     [(False, "Both listing orders are pooled"), (True, "**Only one listing order was run")],
 )
 def test_the_report_phrases_the_findings_listing_orders(confounded, phrase):
-    table = impact_ratios(HAND, n_resamples=10, seed=0)
+    table = impact_ratios(HAND)
     settings = {"impact_threshold": 0.8, "confidence": 0.95}
     assert phrase in impact_markdown(table, "m", settings, confounded=confounded)
 
 
 def test_a_groups_interval_varies_with_the_names_it_met():
-    # every A name beats b1 and loses to b2: A's own names all look alike (rate 1/2 each), but
-    # its rate depends on which B names it met, so resampling B's names must move it
+    # every A name beats b0-b2 and loses to b3-b5: A's own names all look alike (rate 1/2
+    # each), but its rate depends on which B names it met, so its interval must be wide
     rows = []
-    for a in ("a1", "a2", "a3"):
-        for b, a_chosen in (("b1", 1), ("b2", 0)):
+    for a in (f"a{i}" for i in range(6)):
+        for b, a_chosen in ((f"b{j}", int(j < 3)) for j in range(6)):
             rows += [
                 {"occupation": "nurse", "question": "q2", "name": a, "group": "A"}
                 | {"selected": a_chosen, "partner": b},
                 {"occupation": "nurse", "question": "q2", "name": b, "group": "B"}
                 | {"selected": 1 - a_chosen, "partner": a},
             ]
-    a = row(impact_ratios(pd.DataFrame(rows), n_resamples=400, seed=3), "nurse", "q2", "A")
+    a = row(impact_ratios(pd.DataFrame(rows)), "nurse", "q2", "A")
     assert a["rate"] == 0.5
     assert a["rate_low"] < 0.4 and a["rate_high"] > 0.6
 
@@ -381,13 +395,13 @@ def ratio_draws(rates: dict[str, float], audits: int = 40) -> pd.DataFrame:
             for i in range(8)
             for r in answers("nurse", "q1", group, f"{group}{i}", rng.random(6) < rate)
         ]
-        tables.append(impact_ratios(table_of(rows), n_resamples=300, seed=1))
+        tables.append(impact_ratios(table_of(rows)))
     return pd.concat(tables, ignore_index=True)
 
 
 def test_a_ratio_leans_low_at_a_tie_by_what_ratio_lean_says():
     """Two groups with the same true rate (true ratios 1): the ratio under 1 of each audit
-    reads low by about the lean its row states (E|D| / reference, the bootstrap's SD of D)."""
+    reads low by about the lean its row states (E|D| / reference, D's crossed standard error)."""
     tables = ratio_draws({"A": 0.5, "B": 0.5})
     lower = tables[tables["impact_ratio"] < 1]
     realized = 1 - lower["impact_ratio"].mean()
@@ -418,7 +432,5 @@ def test_the_report_says_how_low_the_ratios_can_read_or_that_it_is_not_known():
     lean = table["ratio_lean"].iloc[0]
     text = impact_markdown(table, "m", settings, confounded=False)
     assert f"by up to `ratio_lean` on average (here {lean:.3f})" in text
-    few = impact_markdown(
-        impact_ratios(HAND, n_resamples=10, seed=0), "m", settings, confounded=False
-    )
+    few = impact_markdown(impact_ratios(HAND), "m", settings, confounded=False)
     assert "How low a ratio can read at a tie with the reference is not known here" in few

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from scipy.stats import t as t_dist
 
 from hiremeornot.analysis import rate_changes
 from hiremeornot.analysis.compare import without_preamble
@@ -23,7 +24,7 @@ from tests.test_respondent import respondent
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 SHIPPED = read_yaml(REPO / "config/interventions.yaml")["interventions"]
 # paired_rate_changes' settings in these tests
-PAIRED = {"n_resamples": 400, "seed": 0, "confidence": 0.95, "alpha": 0.05, "pooled_label": "(all)"}
+PAIRED = {"confidence": 0.95, "alpha": 0.05, "pooled_label": "(all)"}
 SIMULATED = {
     "backend": "simulated",
     "model": "planted",
@@ -196,8 +197,8 @@ def test_paired_rate_changes_are_zero_for_the_same_answers_and_found_for_a_new_o
     assert list(same.columns) == rate_changes.RATE_CHANGE_COLUMNS
     assert list(same["occupation"]) == ["nurse", "nurse", "(all)", "(all)"]
     assert (same["rate_change"] == 0).all() and (same["p_value"] == 1).all()
-    # never 0 [0, 0]: at least a normal quantile of one answer's step (1 / 36 answers) each side
-    step = 1.959964 / same["n_answers"]
+    # never 0 [0, 0]: at least t(5) (6 names a side) of one answer's step (1 / 36 answers)
+    step = t_dist.ppf(0.975, 5) / same["n_answers"]
     assert np.allclose(same["rate_change_low"], -step)
     assert np.allclose(same["rate_change_high"], step)
     arm = selections([1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 0, 0])  # the men now as the women
@@ -208,10 +209,14 @@ def test_paired_rate_changes_are_zero_for_the_same_answers_and_found_for_a_new_o
     assert rows.loc["male", "rate_change"] == pytest.approx(0.5)
     assert rows.loc["male", "ratio_change"] == pytest.approx(1 - 0.25)
     assert rows.loc["female", "rate_change"] == 0 and rows.loc["female", "ratio_change"] == 0
+    # 3 of the 6 men gained all 6 of their answers: each man's share of the change's
+    # deviation is +-(1/2) x 6 / 36, clustered by man (6 / 5 of their squares' sum), and one
+    # answer's step (1 / 36) in quadrature
+    se = np.sqrt(6 / 5 * 6 * (0.5 / 6) ** 2 + (1 / 36) ** 2)
+    t5 = t_dist.ppf(0.975, 5)
     low, high = rows.loc["male", ["rate_change_low", "rate_change_high"]]
-    assert 0 <= low < 0.5 < high <= 1
-    # a draw of 5 of the 6 men misses the 3 who gained with probability 2^-5: p near 2 x 2^-5
-    assert 0.02 < rows.loc["male", "p_value"] < 0.1
+    assert (low, high) == pytest.approx((0.5 - t5 * se, 1.0))  # 0.5 + t5 x se is past 1
+    assert rows.loc["male", "p_value"] == pytest.approx(2 * t_dist.sf(0.5 / se, 5))
     # one answer more would not be a change the test may claim
     one = selections([1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 0, 0])
     one.loc[one.index[one["group"] == "male"][-1], "selected"] = 1
@@ -223,7 +228,7 @@ def test_paired_rate_changes_are_zero_for_the_same_answers_and_found_for_a_new_o
         rate_changes.paired_rate_changes(
             baseline,
             arm.replace({"name": {"M0": "M9"}, "partner": {"M0": "M9"}}),
-            **{**PAIRED, "n_resamples": 10},
+            **PAIRED,
         )
 
 
@@ -231,7 +236,7 @@ def test_the_pooled_rows_pool_every_occupations_answers():
     nurse = selections([1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 0, 0])
     pilot = nurse.assign(occupation="pilot", selected=1 - nurse["selected"])
     both = pd.concat([nurse, pilot], ignore_index=True)
-    table = rate_changes.paired_rate_changes(both, both, **{**PAIRED, "n_resamples": 50})
+    table = rate_changes.paired_rate_changes(both, both, **PAIRED)
     pooled = table[table["occupation"] == "(all)"].set_index("group")
     assert pooled.loc["female", "rate_a"] == pytest.approx(0.5)
     assert pooled.loc["female", "n_answers"] == 72

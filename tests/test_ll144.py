@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hiremeornot.analysis import impact
+from hiremeornot.analysis import bootstrap, impact
 from hiremeornot.analysis.ll144 import (
     COLUMNS,
     ll144_rates,
@@ -294,7 +294,7 @@ def test_each_resample_is_scored_against_its_own_median():
     not, its rates are those of the sample it stands for, median and all."""
     rows = scoring_rows({"A0": [0.9, 0.6], "A1": [0.5], "B0": [0.4, 0.55], "B1": [0.2, 0.3]})
     cells = impact.tally(rows).cells[("all", "scoring_q1")]
-    _, column = impact.name_draws(cells, 1, np.random.default_rng(0))
+    _, column = bootstrap.name_draws(cells, 1, np.random.default_rng(0))
     under = rescored(rows)
     once = np.ones((1, len(column)))
     # median 0.5: A 2 of 3 above it (0.9, 0.6), B 1 of 4 (0.55)
@@ -313,10 +313,10 @@ def test_a_resamples_share_above_its_own_median_is_one_half():
     rng = np.random.default_rng(1)
     rows = scoring_rows({f"A{i}": list(rng.random(3)) for i in range(12)})
     cells = impact.tally(rows).cells[("all", "scoring_q1")]
-    draws, column = impact.name_draws(cells, 300, np.random.default_rng(2))
+    draws, column = bootstrap.name_draws(cells, 300, np.random.default_rng(2))
     answers = draws[:, [column[name] for name in rows["name"]]].sum(axis=1)
     own = rescored(rows)(cells, draws, column)[:, 0]
     ties = draws.max(axis=1)  # a name drawn k times puts k equal scores at the median
     assert np.all((own <= 0.5) & (own >= 0.5 - ties / answers))
-    fixed = impact.rates_under(cells, draws, column)[:, 0]
+    fixed = bootstrap.rates_under(cells, draws, column)[:, 0]
     assert np.abs(fixed - 0.5).max() > 0.1

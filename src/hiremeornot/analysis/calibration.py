@@ -184,8 +184,6 @@ def one_audit(
     counted = impact.tally(selections)  # summed once, for the ratios and the changes
     table = impact.impact_ratios(
         counted,
-        n_resamples=report["bootstrap_resamples"],
-        seed=report["seed"],
         threshold=report["impact_threshold"],
         confidence=report["confidence"],
     )
@@ -204,8 +202,6 @@ def one_audit(
         rates = rate_changes.paired_rate_changes(
             counted,
             impact.contrast_selections(step2_b, step3_b, design.instances, groups, design.sides),
-            n_resamples=report["bootstrap_resamples"],
-            seed=report["seed"],
             confidence=report["confidence"],
             alpha=report["alpha"],
             pooled_label=ALL_OCCUPATIONS,

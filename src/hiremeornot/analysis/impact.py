@@ -9,34 +9,22 @@ Guidelines' sense. Every answer counts once, so a name met in many pairs, listin
 wordings weighs by its number of answers. The impact ratio divides each group's rate by the highest
 group rate (the reference group's); the four-fifths rule flags a ratio below 0.8.
 
-The names are a sample, so the rates and ratios carry a crossed name bootstrap: each resample
-draws, for every group, one name fewer than it has (n - 1 of its n, with replacement; all n of a
-group of one or two, where n - 1 would leave the answers between its own names unweighted), all
-groups in one draw, and weighs each answer by the product of the draw counts of the two people
-of its question (``name`` and ``partner``, the other person: in Q2/Q3 the one it was chosen
-against, in Q1 the other person the prompt names), then recomputes every rate and every ratio to
-the highest rate of that resample. A group's rate depends on the names it met, so resampling its
-own names alone claims too much certainty (it covered 72-87% of nominal 95% in an independent
-review; the crossed draw's coverage is in docs/calibration.md). Drawing n - 1 makes the
-bootstrap variance of a mean over n names unbiased (n draws understate it by (n - 1) / n): where
-the names' own effects dominate, as in a rate pooled over occupations (ll144.py), n draws
-covered 92.7% of nominal 95% at 10 names a group, n - 1 draws 95.3%. The percentile 95% interval
-of the draws is reported, and ``clearly_below`` says the whole interval of the ratio lies below
-the threshold (with at least MIN_NAMES names in the group and in the reference). Each
-(occupation, question) has a random stream of its own, so its result does not depend on which
-other occupations are in the table.
+The names are a sample, so the rates and ratios carry intervals over them: a group's rate
+depends on the names it met as well as its own (resampling its own names alone covered 72-87% of
+nominal 95% in an independent review), so its variance is crossed over both people of every
+answer (selection_variance.py): the estimate +- t x SE, the whole range with too few names, as
+for the metrics. ``clearly_below`` says the whole interval of the ratio lies below the threshold
+(with at least MIN_NAMES names in the group and in the reference).
 
 The reference, the highest of noisy rates, is itself noisy and picked for being high, so a
 ratio leans low: most where the group's true rate equals the reference's, where it reads
 E|D| / reference low, D the difference of the two noisy rates (the rule's definition, which an
 auditor must report as it stands; no estimate is unbiased at such a tie). ``ratio_lean`` states
-that most, at this design: sqrt(2 / pi) x the bootstrap standard deviation of D (the group's
-rate less the reference's; the reference's less the runner-up's for the reference itself),
-over the reference rate. The crossed bootstrap's spread is a little wide, so this is an upper
-bound: at ties in the calibration the ratios read 70-87% of it; where the true rates are far
-apart, nearly nothing (docs/calibration.md). A bootstrap bias correction (the resampled
-ratios' mean less the ratio) was tried and removed a sixth of the lean at a tie: a bootstrap
-cannot see a tie it never draws.
+that most, at this design: sqrt(2 / pi) x the standard error of D (the group's rate less the
+reference's; the reference's less the runner-up's for the reference itself), over the
+reference rate; where the true rates are far apart the ratio leans nearly nothing
+(docs/calibration.md). A bootstrap bias correction (the resampled ratios' mean less the ratio)
+was tried and removed a sixth of the lean at a tie: a bootstrap cannot see a tie it never draws.
 
 Limits: the four-fifths rule is a screening heuristic from US employment-selection guidance
 (the Uniform Guidelines), not a significance test; a ratio below 0.8 with few names may be
@@ -48,16 +36,21 @@ says nothing about other names: it varies only through the other groups.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from hiremeornot.analysis.bootstrap import random_stream, resample_counts
 from hiremeornot.analysis.metrics import q1_yes_probability
+from hiremeornot.analysis.selection_variance import (
+    difference_spread,
+    pair_cells,
+    rate_spread,
+    ratio_bounds,
+)
 from hiremeornot.design.contrasts import NEUTRAL_ROLES, Sides
 
 REQUIRED = ["occupation", "question", "name", "group", "selected"]
@@ -157,7 +150,7 @@ class Cells:
     size: np.ndarray
 
     def groups(self) -> np.ndarray:
-        """The groups, sorted (the columns of every resampled rate)."""
+        """The groups, sorted (the order of every Bounds)."""
         return np.unique(self.group)
 
 
@@ -165,7 +158,7 @@ class Cells:
 class Tally:
     """A selection table summed once by (occupation, question, group, name, partner): each
     group's rate (RATE_COLUMNS, occupations in order of first appearance, then question, then
-    group), each (occupation, question)'s Cells (what every resample weighs) and the sums
+    group), each (occupation, question)'s Cells (what its intervals are computed from) and the sums
     themselves (``table``)."""
 
     rates: pd.DataFrame
@@ -255,85 +248,54 @@ def ratios_of(rates: np.ndarray, rated: np.ndarray) -> np.ndarray:
     return np.divide(rates, top, out=np.full_like(rates, np.nan), where=(top > 0) & rated)
 
 
-def name_draws(
-    cells: Cells, n_resamples: int, rng: np.random.Generator
-) -> tuple[np.ndarray, dict[str, int]]:
-    """One crossed draw of every group's names per resample (n - 1 of each group's n, with
-    replacement; n of one or two): resamples x (names + 1) draw counts, the last column
-    NOBODY's (always 1), and each name's column (names sorted by group, then name)."""
-    first = np.r_[True, cells.name[1:] != cells.name[:-1]]  # a name's cells lie together
-    names, groups = cells.name[first], cells.group[first]
-    unknown = sorted(set(cells.partner) - set(names) - {NOBODY})
-    if unknown:
-        raise ValueError(f"selections: partner(s) {unknown[:3]} have no answers of their own")
-    draws = np.ones((n_resamples, len(names) + 1))
-    for group in np.unique(groups):
-        members = np.flatnonzero(groups == group)
-        drawn = len(members) - 1 if len(members) > 2 else len(members)
-        draws[:, members] = resample_counts(
-            rng, levels=len(members), draws=drawn, resamples=n_resamples
-        )
-    return draws, {name: i for i, name in enumerate(names)} | {NOBODY: len(names)}
+class Bounds(NamedTuple):
+    """Per group of one (occupation, question), in sorted order: the intervals of its rate and
+    ratio, and its ratio's lean at a tie (lean_at_a_tie)."""
+
+    rate_low: np.ndarray
+    rate_high: np.ndarray
+    ratio_low: np.ndarray
+    ratio_high: np.ndarray
+    lean: np.ndarray
 
 
-def rates_under(cells: Cells, draws: np.ndarray, column: dict[str, int]) -> np.ndarray:
-    """Resamples x groups (sorted): each group's rate with every answer weighted by the draw
-    counts of its name and its partner; NaN where a group keeps no answer.
-
-    A group's weighted answers in resample r are d_r' S d_r, with d_r the draw counts and S the
-    group's answers by (name, partner): one product of the draws with every group's S (answers
-    and selected), never a resamples x cells matrix. Counts and draws are whole numbers, so the
-    sums are exact."""
-    groups = cells.groups()
-    of_group = np.searchsorted(groups, cells.group)
-    names = np.array([column[name] for name in cells.name])
-    partners = np.array([column[partner] for partner in cells.partner])
-    people = draws.shape[1]
-    by_pair = np.zeros(
-        (people, 2, len(groups), people)
-    )  # name, (answers, selected), group, partner
-    np.add.at(by_pair, (names, 0, of_group, partners), cells.size)
-    np.add.at(by_pair, (names, 1, of_group, partners), cells.selected)
-    weighted = (draws @ by_pair.reshape(people, -1)).reshape(len(draws), 2, len(groups), people)
-    totals, selected = np.einsum("rqgp,rp->qrg", weighted, draws)
-    return np.divide(selected, totals, out=np.full_like(totals, np.nan), where=totals > 0)
+# (occupation, question), its Cells, rates, rated, names and the confidence -> its Bounds
+BoundsOf = Callable[[tuple[str, str], Cells, np.ndarray, np.ndarray, np.ndarray, float], Bounds]
 
 
-# rates_under or its like: resamples x groups (sorted) from one Cells, the draws and their columns
-RatesUnder = Callable[[Cells, np.ndarray, dict[str, int]], np.ndarray]
-
-
-def _resampled_rates(
-    cells: Cells, n_resamples: int, seed: list[int], under: RatesUnder = rates_under
-) -> np.ndarray:
-    """Bootstrap rates, resamples x groups (sorted), of the crossed name draws (name_draws)."""
-    draws, column = name_draws(cells, n_resamples, np.random.default_rng(seed))
-    return under(cells, draws, column)
-
-
-def percentile_bounds(draws: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """Each column's percentile interval at ``confidence`` over its resamples, NaN left out
-    (all NaN: NaN, as it should be). Columns without NaN, nearly all, are read at once (numpy's
-    nanpercentile reads every column alone)."""
-    tails = [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2]
-    whole = ~np.isnan(draws).any(axis=0)
-    bounds = np.full((2, draws.shape[1]), np.nan)
-    bounds[:, whole] = np.percentile(draws[:, whole], tails, axis=0)
-    if not whole.all():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            bounds[:, ~whole] = np.nanpercentile(draws[:, ~whole], tails, axis=0)
-    return bounds[0], bounds[1]
+def crossed_bounds(
+    key: tuple[str, str],
+    cells: Cells,
+    rates: np.ndarray,
+    rated: np.ndarray,
+    names: np.ndarray,
+    confidence: float,
+) -> Bounds:
+    """The Bounds of one (occupation, question) from the crossed variance of its rates and
+    ratios (selection_variance.py)."""
+    pairs = pair_cells([cells], cells.groups())
+    rate_bounds = np.array(
+        [rate_spread(pairs, 0, g).bounds(rates[g], confidence) for g in range(len(rates))]
+    ).reshape(-1, 2)
+    ratio_low, ratio_high = ratio_bounds(pairs, rated, confidence)
+    lean = lean_at_a_tie(
+        rates, rated, names, lambda group, other: difference_spread(pairs, group, other).se
+    )
+    rate_low, rate_high = np.clip(rate_bounds, 0.0, 1.0).T
+    return Bounds(rate_low, rate_high, ratio_low, ratio_high, lean)
 
 
 def lean_at_a_tie(
-    rates: np.ndarray, resampled: np.ndarray, rated: np.ndarray, names: np.ndarray
+    rates: np.ndarray,
+    rated: np.ndarray,
+    names: np.ndarray,
+    spread_of: Callable[[int, int], float],
 ) -> np.ndarray:
     """Per group of one (occupation, question): how low its ratio can read on average where
     its true rate equals the reference's (E|D| / reference for a normal D, the difference of the
-    two rates, its SD over the ``resampled`` rates); the reference's with the runner-up. NaN
-    where unrated, with no other rated group, a reference rate of 0, or fewer than MIN_NAMES
-    ``names`` in either group (a spread over so few names says nothing)."""
+    two rates, its standard deviation ``spread_of(group, other)``); the reference's with the
+    runner-up. NaN where unrated, with no other rated group, a reference rate of 0, or fewer
+    than MIN_NAMES ``names`` in either group (a spread over so few names says nothing)."""
     lean = np.full(len(rates), np.nan)
     order = np.argsort(np.where(rated, -rates, np.inf), kind="stable")
     if rated.sum() < 2 or rates[order[0]] <= 0:
@@ -341,12 +303,8 @@ def lean_at_a_tie(
     top, runner_up = order[0], order[1]
     for group in np.flatnonzero(rated):
         other = runner_up if group == top else top
-        if min(names[group], names[other]) < MIN_NAMES:
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            spread = np.nanstd(resampled[:, group] - resampled[:, other], ddof=1)
-        lean[group] = np.sqrt(2 / np.pi) * spread / rates[top]
+        if min(names[group], names[other]) >= MIN_NAMES:
+            lean[group] = np.sqrt(2 / np.pi) * spread_of(group, other) / rates[top]
     return lean
 
 
@@ -361,56 +319,49 @@ def detectable_ratio(lean: np.ndarray, confidence: float, power: float = 0.8) ->
 def impact_ratios(
     selections: pd.DataFrame | Tally,
     *,
-    n_resamples: int,
-    seed: int,
     threshold: float = 0.8,
     confidence: float = 0.95,
     unrated: Collection[tuple[str, str]] = (),
-    under: RatesUnder = rates_under,
+    bounds_of: BoundsOf = crossed_bounds,
 ) -> pd.DataFrame:
     """Per (occupation, question, group): the selection rate, its ratio to the highest group
-    rate (the reference), percentile name-bootstrap intervals of both at ``confidence``, how
-    low the ratio reads at a tie with the reference (``ratio_lean``, lean_at_a_tie), whether
-    the ratio (``below_threshold``) or its whole interval (``clearly_below``) is under
-    ``threshold``, and (Q2, Q3) the groups it was paired with (``paired_with``, from the
-    optional column of that name). The ``unrated`` (question, group) pairs keep their rates
-    (and stay in every draw) but get no ratio and are never the reference. ``selections``
-    may be their Tally, where the caller has one; ``under`` computes a resample's rates
-    (rates_under; the Local Law 144 scoring rates rescore each resample)."""
+    rate (the reference), the intervals of both at ``confidence`` (crossed_bounds: the crossed
+    variance of the names; ``bounds_of`` another's, as the Local Law 144 summary's name
+    bootstrap), how low the ratio reads at a tie with the reference (``ratio_lean``,
+    lean_at_a_tie), whether the ratio (``below_threshold``) or its whole interval
+    (``clearly_below``) is under ``threshold``, and (Q2, Q3) the groups it was paired with
+    (``paired_with``, from the optional column of that name). The ``unrated`` (question,
+    group) pairs keep their rates but get no ratio and are never the reference.
+    ``selections`` may be their Tally, where the caller has one."""
     counted = as_tally(selections)
     table = counted.rates
     if table.empty:
         return pd.DataFrame(columns=COLUMNS)
     groups, rates = table["group"].to_numpy(), table["rate"].to_numpy()
     rated = ~pd.MultiIndex.from_arrays([table["question"], groups]).isin(list(unrated))
-    resampled = np.full((n_resamples, len(table)), np.nan)
-    ratios, resampled_ratios = np.full(len(table), np.nan), resampled.copy()
+    columns = {name: np.full(len(table), np.nan) for name in Bounds._fields}
+    ratios = np.full(len(table), np.nan)
     reference = np.full(len(table), None, dtype=object)
     reference_names = np.zeros(len(table))
-    lean = np.full(len(table), np.nan)
     names = table["n_names"].to_numpy()
-    for (occupation, question), at in table.groupby(KEYS[:2], sort=False).indices.items():
-        stream = random_stream(seed, f"{occupation}|{question}")
-        cells = counted.cells[(occupation, question)]
-        resampled[:, at] = _resampled_rates(cells, n_resamples, stream, under)
-        resampled_ratios[:, at] = ratios_of(resampled[:, at], rated[at])
+    for key, at in table.groupby(KEYS[:2], sort=False).indices.items():
+        found = bounds_of(key, counted.cells[key], rates[at], rated[at], names[at], confidence)
+        for name, values in zip(Bounds._fields, found, strict=True):
+            columns[name][at] = values
         ratios[at] = ratios_of(rates[at], rated[at])
         if rated[at].any():
             top = at[int(np.argmax(np.where(rated[at], rates[at], -1)))]  # ties: first in order
             reference[at], reference_names[at] = groups[top], names[top]
-        lean[at] = lean_at_a_tie(rates[at], resampled[:, at], rated[at], names[at])
-    rate_low, rate_high = percentile_bounds(resampled, confidence)
-    ratio_low, ratio_high = percentile_bounds(resampled_ratios, confidence)
     return table.assign(
-        rate_low=rate_low,
-        rate_high=rate_high,
+        rate_low=columns["rate_low"],
+        rate_high=columns["rate_high"],
         reference=reference,
         impact_ratio=ratios,
-        ratio_low=ratio_low,
-        ratio_high=ratio_high,
-        ratio_lean=lean,
+        ratio_low=columns["ratio_low"],
+        ratio_high=columns["ratio_high"],
+        ratio_lean=columns["lean"],
         below_threshold=ratios < threshold,  # NaN compares False
-        clearly_below=(ratio_high < threshold)
+        clearly_below=(columns["ratio_high"] < threshold)
         & (names >= MIN_NAMES)
         & (reference_names >= MIN_NAMES),
         paired_with=counted.paired_with(),

@@ -115,8 +115,6 @@ def intervention_effect(
     if selections is not None:
         rates = rate_changes.paired_rate_changes(
             *selections,
-            n_resamples=settings["bootstrap_resamples"],
-            seed=settings["seed"],
             confidence=settings["confidence"],
             alpha=settings["alpha"],
             pooled_label=ALL_OCCUPATIONS,

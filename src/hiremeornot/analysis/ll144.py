@@ -13,7 +13,7 @@ name in one instance (pair, listing order) and wording.
   the share of a category's applicants scoring above the median of the full sample. The median
   is of the sample, so each bootstrap resample scores against its own (``rescored``).
 - **Impact ratio**: a category's rate over the highest category's rate, with percentile
-  intervals from the crossed name bootstrap (analysis/impact.py).
+  intervals from the crossed name bootstrap (analysis/bootstrap.py).
 - Categories under 2% of the applicants are left out of the impact ratios (their counts and
   rates are kept), as the rules allow an auditor to; applicants whose category is unknown are
   counted (0 when every listed name has every attribute).
@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from hiremeornot.analysis import impact
+from hiremeornot.analysis.bootstrap import NameBootstrap, RatesUnder
 
 # characteristic -> the name-list attributes its categories are made of
 CHARACTERISTICS = {
@@ -138,17 +139,12 @@ def ll144_rates(
         small = frozenset(share.index[share < SMALL_SHARE])
         unmeasured = met_only_their_own(rows, categories[characteristic])
         scoring = rows["question"] == "scoring_q1"
-        options = dict(
-            n_resamples=n_resamples,
-            seed=seed,
-            threshold=threshold,
-            confidence=confidence,
-            unrated=small | unmeasured,
-        )
-        parts_of = [impact.impact_ratios(rows[~scoring], **options)]
+        options = dict(threshold=threshold, confidence=confidence, unrated=small | unmeasured)
+        resampled = NameBootstrap(n_resamples, seed)
+        parts_of = [impact.impact_ratios(rows[~scoring], **options, bounds_of=resampled)]
         if scoring.any():  # each resample scored against its own median
-            under = rescored(rows[scoring])
-            parts_of.append(impact.impact_ratios(rows[scoring], **options, under=under))
+            rescoring = NameBootstrap(n_resamples, seed, rescored(rows[scoring]))
+            parts_of.append(impact.impact_ratios(rows[scoring], **options, bounds_of=rescoring))
         table = pd.concat(parts_of, ignore_index=True)
         table = table.sort_values("question", key=lambda q: q.map(list(MEASURES).index))
         keys = pd.MultiIndex.from_frame(table[["question", "group"]])
@@ -174,8 +170,8 @@ def ll144_rates(
 RESCORED_CHUNK = 256  # resamples rescored at once (a chunk holds resamples x applicants weights)
 
 
-def rescored(rows: pd.DataFrame) -> impact.RatesUnder:
-    """impact.rates_under for the scoring rates: a resample weighs each applicant by the draw
+def rescored(rows: pd.DataFrame) -> RatesUnder:
+    """bootstrap.rates_under for the scoring rates: a resample weighs each applicant by the draw
     counts of its name and partner, as rates_under does, and counts it as scoring above the
     median of that resample's weighted scores (the median of the sample it stands for), not of
     the full sample's, so that the interval carries the median's own uncertainty."""

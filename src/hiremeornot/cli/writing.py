@@ -157,8 +157,6 @@ def cmd_impact(args):
     selections = every_contrasts_selections(args.selections)
     table = impact.impact_ratios(
         selections,
-        n_resamples=settings["bootstrap_resamples"],
-        seed=settings["seed"],
         threshold=settings["impact_threshold"],
         confidence=settings["confidence"],
     )

@@ -35,7 +35,10 @@ def impact_markdown(table: pd.DataFrame, model: str, settings: dict, *, confound
         "(`below_threshold`), the four-fifths rule of US employment-selection guidance; "
         f"`clearly_below` marks ratios whose whole {settings['confidence']:.0%} interval over the "
         f"names lies below it, where the group and the reference have {MIN_NAMES} names or more "
-        "(an interval over fewer names cannot place a ratio).\n",
+        "(an interval over fewer names cannot place a ratio). The intervals count both people "
+        "of every answer as sampled names (the one it selects or not, and the other person of "
+        "its pair); where a group has so few names that no test could exclude anything (5 or "
+        "fewer at 95%) they are the whole range.\n",
         f"- {len(below)} of {cells} ratios are below {threshold}; the whole interval of "
         f"{clearly} of them lies below it.",
         "- The four-fifths rule is a screening heuristic, not a significance test. With "

@@ -186,19 +186,24 @@ MANIFEST = {
 }
 
 
-def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
-    counts = {"unknown": {"sex": 0, "race_ethnicity": 0, "intersectional": 0}}
-    counts |= {"unscored": 0, "median": 0.65, "confounded": False}
-    text = ll144_markdown(
+def summary(rates, manifest, counts) -> str:
+    """The Local Law 144 summary of ``rates`` as these tests write it (95%, threshold 0.8)."""
+    return ll144_markdown(
         rates,
         "m",
-        MANIFEST,
+        manifest,
         selections(),
         counts,
         threshold=0.8,
         confidence=0.95,
         audit_date="2026-12-02",
     )
+
+
+def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
+    counts = {"unknown": {"sex": 0, "race_ethnicity": 0, "intersectional": 0}}
+    counts |= {"unscored": 0, "median": 0.65, "confounded": False}
+    text = summary(rates, MANIFEST, counts)
     for phrase in [
         "No verdict",
         "Applicants of an unknown category: sex 0; race/ethnicity 0; intersectional",
@@ -224,42 +229,15 @@ def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
         "Power: not known. No ratio here rests on 5 names or more",
     ]:
         assert phrase in text, phrase
-    one_order = ll144_markdown(
-        rates,
-        "m",
-        MANIFEST,
-        selections(),
-        counts | {"confounded": True},
-        threshold=0.8,
-        confidence=0.95,
-        audit_date="2026-12-02",
-    )
+    one_order = summary(rates, MANIFEST, counts | {"confounded": True})
     assert "**Only one listing order was run" in one_order
     dated = MANIFEST | {
         "config": MANIFEST["config"] | {"models": {"m": {"distribution_date": "2027-01-04"}}}
     }
-    dated_text = ll144_markdown(
-        rates,
-        "m",
-        dated,
-        selections(),
-        counts,
-        threshold=0.8,
-        confidence=0.95,
-        audit_date="2026-12-02",
-    )
+    dated_text = summary(rates, dated, counts)
     assert "the tool's distribution date 2027-01-04;" in dated_text
     # with a lean of 0.1: 1 - (1.96 + 0.84) x 0.1 / sqrt(2 / pi) = 0.65
-    leaning = ll144_markdown(
-        rates.assign(ratio_lean=0.1),
-        "m",
-        MANIFEST,
-        selections(),
-        counts,
-        threshold=0.8,
-        confidence=0.95,
-        audit_date="2026-12-02",
-    )
+    leaning = summary(rates.assign(ratio_lean=0.1), MANIFEST, counts)
     assert "a ratio would have to lie near 0.65 or below for its 95% interval" in leaning
     assert set(ll144_csv(rates, "m", dated, audit_date="2026-12-02")["distribution_date"]) == {
         "2027-01-04"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hiremeornot.analysis.impact import NOBODY, Bounds, Cells, lean_at_a_tie, ratios_of
+from hiremeornot.analysis.impact import NOBODY, Asked, Bounds, Cells, lean_at_a_tie, ratios_of
 
 
 def resample_counts(
@@ -118,18 +118,12 @@ class NameBootstrap:
     seed: int
     under: RatesUnder = rates_under
 
-    def __call__(
-        self,
-        key: tuple[str, str],
-        cells: Cells,
-        rates: np.ndarray,
-        rated: np.ndarray,
-        names: np.ndarray,
-        confidence: float,
-    ) -> Bounds:
-        stream = random_stream(self.seed, "|".join(key))
-        draws, column = name_draws(cells, self.n_resamples, np.random.default_rng(stream))
-        resampled = self.under(cells, draws, column)
+    def __call__(self, asked: Asked, confidence: float) -> Bounds:
+        stream = random_stream(self.seed, "|".join(asked.key))
+        rng = np.random.default_rng(stream)
+        draws, column = name_draws(asked.cells, self.n_resamples, rng)
+        resampled = self.under(asked.cells, draws, column)
+        rated = asked.rated
         rate_low, rate_high = percentile_bounds(resampled, confidence)
         ratio_low, ratio_high = percentile_bounds(ratios_of(resampled, rated), confidence)
 
@@ -138,5 +132,5 @@ class NameBootstrap:
                 warnings.simplefilter("ignore", RuntimeWarning)
                 return float(np.nanstd(resampled[:, group] - resampled[:, other], ddof=1))
 
-        lean = lean_at_a_tie(rates, rated, names, spread_of)
+        lean = lean_at_a_tie(asked.rates, rated, asked.names, spread_of)
         return Bounds(rate_low, rate_high, ratio_low, ratio_high, lean)

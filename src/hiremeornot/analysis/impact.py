@@ -259,21 +259,27 @@ class Bounds(NamedTuple):
     lean: np.ndarray
 
 
-# (occupation, question), its Cells, rates, rated, names and the confidence -> its Bounds
-BoundsOf = Callable[[tuple[str, str], Cells, np.ndarray, np.ndarray, np.ndarray, float], Bounds]
+@dataclass(frozen=True)
+class Asked:
+    """One (occupation, question) of an impact table: its key, its Cells, and per group (in
+    sorted order) its rate, whether it gets a ratio, and its names."""
+
+    key: tuple[str, str]
+    cells: Cells
+    rates: np.ndarray
+    rated: np.ndarray
+    names: np.ndarray
 
 
-def crossed_bounds(
-    key: tuple[str, str],
-    cells: Cells,
-    rates: np.ndarray,
-    rated: np.ndarray,
-    names: np.ndarray,
-    confidence: float,
-) -> Bounds:
+# one (occupation, question) and the confidence -> its Bounds
+BoundsOf = Callable[[Asked, float], Bounds]
+
+
+def crossed_bounds(asked: Asked, confidence: float) -> Bounds:
     """The Bounds of one (occupation, question) from the crossed variance of its rates and
     ratios (selection_variance.py)."""
-    pairs = pair_cells([cells], cells.groups())
+    rates, rated, names = asked.rates, asked.rated, asked.names
+    pairs = pair_cells([asked.cells], asked.cells.groups())
     rate_bounds = np.array(
         [rate_spread(pairs, 0, g).bounds(rates[g], confidence) for g in range(len(rates))]
     ).reshape(-1, 2)
@@ -345,7 +351,8 @@ def impact_ratios(
     reference_names = np.zeros(len(table))
     names = table["n_names"].to_numpy()
     for key, at in table.groupby(KEYS[:2], sort=False).indices.items():
-        found = bounds_of(key, counted.cells[key], rates[at], rated[at], names[at], confidence)
+        asked = Asked(key, counted.cells[key], rates[at], rated[at], names[at])
+        found = bounds_of(asked, confidence)
         for name, values in zip(Bounds._fields, found, strict=True):
             columns[name][at] = values
         ratios[at] = ratios_of(rates[at], rated[at])

@@ -295,7 +295,8 @@ def test_repeated_config_flags_are_warned_about(tmp_path):
 def test_a_local_name_lists_faults_are_named_before_any_job(tmp_path):
     """With local_data the name files are at hand: a file that is not UTF-8, or a name that
     reads as an answer word, is named at the DAG, not inside the dataset job."""
-    (tmp_path / "onet").symlink_to(SHARED_DATA / "onet")
+    for source in ("onet", "fivethirtyeight"):
+        (tmp_path / source).symlink_to(SHARED_DATA / source)
     folder = tmp_path / "mine" / "word_lists" / "nouns" / "subjects"
     folder.mkdir(parents=True)
     (folder / "male").write_text("[subj] male | John\n")

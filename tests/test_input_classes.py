@@ -366,6 +366,8 @@ def test_every_key_that_names_a_file_or_folder_is_marked_as_a_path():
     assert marked == {
         "local_data",
         "occupations.table",
+        "workforce.crosswalk",
+        "workforce.shares",
         "store_dir",
         "models.x.model",
         "models.x.gguf_file",

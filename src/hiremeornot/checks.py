@@ -29,8 +29,10 @@ from hiremeornot.inputs.names import (
     read_name_list,
 )
 from hiremeornot.inputs.onet import elements_per_type, read_occupation_titles
+from hiremeornot.inputs.workforce import occupation_shares, read_crosswalk, read_shares
 from hiremeornot.placement import check_paths, check_store_place
 from hiremeornot.plan import (
+    WORKFORCE_FILE,
     listing_orders,
     name_list_files,
     name_source,
@@ -38,6 +40,7 @@ from hiremeornot.plan import (
     onet_dir,
     run_contrasts,
     selected_occupations,
+    workforce_shares,
 )
 from hiremeornot.sameness import (
     SET_ASIDE_BUT_CASE,
@@ -99,10 +102,36 @@ def check_config(config: dict, source: str = "config") -> dict:
         if settings["backend"] == "extractive_qa":
             check_options_sentence(settings["options_sentence"], f"models.{name}.options_sentence")
     check_step1_shards(config)
+    check_workforce(config)
     check_venvs(config)
     check_simulated(config)
     check_interventions(config)
     return config
+
+
+def check_workforce(config: dict) -> None:
+    """The crosswalk reads as one, and where the share table is at hand (given, or under
+    local_data) it reads as one and holds every category the crosswalk names; a share table
+    local_data lacks is refused (one to download is checked by its job)."""
+    workforce = config["workforce"]
+    if workforce["crosswalk"] is None:
+        return
+    crosswalk = read_crosswalk(workforce["crosswalk"])
+    shares = workforce_shares(config)
+    if not Path(shares).is_file():
+        if workforce["shares"] is None and config["local_data"] is None:
+            return
+        if workforce["shares"]:
+            raise InputError(f"workforce.shares: the share table {shares} does not exist")
+        raise InputError(
+            f"local_data: the share table {shares} does not exist; add {WORKFORCE_FILE} "
+            f"({workforce['url']}), name another in workforce.shares, or set "
+            "workforce.crosswalk: null (no alignment)"
+        )
+    titles = crosswalk["title"].tolist()
+    occupation_shares(
+        crosswalk, read_shares(shares, workforce["percent_of"]), titles, workforce["crosswalk"]
+    )
 
 
 def check_local_data(config: dict) -> None:

@@ -17,6 +17,8 @@ from hiremeornot.inputs.names import name_files
 from hiremeornot.inputs.occupations import select_occupations, shard_titles
 
 DOWNLOADS = "results/downloads"
+# The default share table, under the data root (FiveThirtyEight's layout).
+WORKFORCE_FILE = "fivethirtyeight/male-flight-attendants/male-flight-attendants.tsv"
 
 
 def find_commands_beside_this_interpreter() -> None:
@@ -66,6 +68,17 @@ def data_root(config: dict) -> str:
 
 def onet_dir(config: dict) -> str:
     return f"{data_root(config)}/onet/{config['sources']['onet']['release']}"
+
+
+def workforce_shares(config: dict) -> str:
+    """The share table of workforce.shares, or the default one under the data root."""
+    return config["workforce"]["shares"] or f"{data_root(config)}/{WORKFORCE_FILE}"
+
+
+def aligned(config: dict, contrast: Contrast) -> bool:
+    """Whether the contrast's results are set against who holds each job: a crosswalk is
+    given and the contrast sets women against men."""
+    return config["workforce"]["crosswalk"] is not None and contrast.sides.is_gender
 
 
 def name_source(config: dict) -> dict:

@@ -24,6 +24,7 @@ SIMULATED = {"backend": "simulated", "model": "planted", "respondent": PLANTED}
 TINY = {
     "local_data": str(SHARED_DATA),
     "occupations": {"table": str(OCCUPATIONS_TABLE), "select": ["nurse", "pilot"]},
+    "workforce": {"crosswalk": str(REPO / "resources" / "workforce_crosswalk.tsv")},
     "attributes": {"per_type": 2},
     "names": {
         "list": "ethical-interventions",

@@ -54,6 +54,8 @@ localrules:
     all,
     download_onet,
     download_names,
+    download_workforce,
+    alignment,
     attributes,
     name_list,
     dataset,
@@ -243,6 +245,11 @@ def summary_tables(wildcards):
     tables["truth"] = {
         model: f"results/{wildcards.contrast}{model}/truth.tsv" for model in SIMULATED
     }
+    if plan.aligned(config, CONTRASTS[wildcards.contrast]):
+        for flag, name in (("alignment", "alignment"), ("alignment-occupations", "workforce")):
+            tables[flag] = {
+                model: f"results/{wildcards.contrast}{model}/{name}.tsv" for model in MODELS
+            }
     armed = [arms.arm_model(model, arm) for model in AUDITED for arm in ARMS]
     for flag, suffix in (("interventions", ""), ("intervention-flips", "_flips")):
         tables[flag] = {
@@ -312,6 +319,11 @@ def contrast_outputs(contrast):
             *expand("{model}/position_bias.tsv", model=MODELS),
             *expand("{model}/truth.tsv", model=SIMULATED),
             *expand("figures/attribute_gaps_{model}.png", model=MODELS),
+            *[
+                f"figures/alignment_{model}.png"
+                for model in MODELS
+                if plan.aligned(config, CONTRASTS[contrast])
+            ],
             *[f"figures/wordings_{model}.png" for model in MODELS if len(WORDINGS) > 1],
             *intervention_outputs(),
             "manifest.json",

@@ -34,3 +34,17 @@ rule download_names:
         ),
     shell:
         rule_line("download-names")
+
+
+# The default share table of who holds each job (workforce.shares null).
+rule download_workforce:
+    output:
+        f"{plan.DOWNLOADS}/{plan.WORKFORCE_FILE}",
+    log:
+        "logs/download_workforce/all.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        settings=settings({"url": config["workforce"]["url"]}),
+    shell:
+        rule_line("download-workforce")

@@ -90,8 +90,15 @@ rule summary:
         **keyed_params("summary", summary_tables),
         sides=contrast_sides,
         contrast=contrast_json,
-        settings=settings(
-            {"models": plan.without_resources(config["models"]), "report": REPORT}
+        settings=lambda wc: json.dumps(
+            {
+                "models": plan.without_resources(config["models"]),
+                "report": {
+                    **REPORT,
+                    "alignment": plan.aligned(config, CONTRASTS[wc.contrast]),
+                },
+            },
+            sort_keys=True,
         ),
     shell:
         rule_line("summary")
@@ -131,3 +138,41 @@ rule first_page:
         ),
     shell:
         rule_line("first-page")
+
+
+# Each occupation's result against who holds the job (gender contrasts, workforce.crosswalk).
+rule alignment:
+    input:
+        outcomes="results/{contrast}{model}/outcomes.tsv",
+        tests="results/{contrast}{model}/tests.tsv",
+        shares=plan.workforce_shares(config),
+        crosswalk=config["workforce"]["crosswalk"] or [],
+    output:
+        table=report(
+            "results/{contrast}{model}/alignment.tsv",
+            caption="../report/alignment_table.rst",
+            category="Alignment with the workforce",
+            subcategory="{model}",
+        ),
+        occupations="results/{contrast}{model}/workforce.tsv",
+        png=report(
+            "results/{contrast}figures/alignment_{model}.png",
+            caption="../report/alignment.rst",
+            category="Alignment with the workforce",
+            subcategory="{model}",
+        ),
+    log:
+        "logs/alignment/{contrast}{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        contrast=contrast_json,
+        settings=settings(
+            {
+                "report": {k: REPORT[k] for k in ("difference", "confidence", "alpha")},
+                "workforce": config["workforce"],
+                "occupations": plan.selected_occupations(config)["title"].tolist(),
+            }
+        ),
+    shell:
+        rule_line("alignment")

@@ -30,6 +30,10 @@ def cmd_download_names(args):
     download.download_names(settings["url"], settings["files"], args.out)
 
 
+def cmd_download_workforce(args):
+    download.fetch(args.settings["url"], args.out)
+
+
 def cmd_prepare_model(args):
     """Convert a GGUF model (e.g. the embedded one) once, so its jobs load it in a second."""
     folder, gguf_file = locate_model(args.model, args.gguf_file)

@@ -23,6 +23,7 @@ SELECTIONS = {"nargs": "?", "help": "selections.parquet (contrasts of names)", R
 JOB_COMMANDS = {
     "download-onet": ("inputs", True, False, [(["--out"], ONE)]),
     "download-names": ("inputs", True, False, [(["--out"], {**ONE, RULE: "{params.out:q}"})]),
+    "download-workforce": ("inputs", True, False, [(["--out"], ONE)]),
     "attributes": (
         "inputs",
         True,
@@ -177,6 +178,21 @@ JOB_COMMANDS = {
             (["--out-png"], ONE),
         ],
     ),
+    "alignment": (
+        "writing",
+        True,
+        True,
+        [
+            (["--model"], ONE),
+            (["--outcomes"], ONE),
+            (["--tests"], ONE),
+            (["--shares"], ONE),
+            (["--crosswalk"], ONE),
+            (["--out"], {**ONE, RULE: "{output.table:q}"}),
+            (["--out-occupations"], ONE),
+            (["--out-png"], ONE),
+        ],
+    ),
     "difference": (
         "writing",
         True,
@@ -226,6 +242,8 @@ JOB_COMMANDS = {
             (["--truth"], {**KEYED, "help": "MODEL=its truth.tsv, for simulated models"}),
             (["--interventions"], {**KEYED, "help": "ARM=results/interventions/<arm>.tsv"}),
             (["--intervention-flips"], {**KEYED, "help": "ARM=its _flips.tsv"}),
+            (["--alignment"], {**KEYED, "help": "MODEL=its alignment.tsv, gender contrasts"}),
+            (["--alignment-occupations"], {**KEYED, "help": "MODEL=its workforce.tsv"}),
             (["--out"], ONE),
         ],
     ),
@@ -392,6 +410,7 @@ JOB_COMMANDS = {
 JOB_ABOUT = {
     "download-onet": "job: download the O*NET release the config names",
     "download-names": "job: download the name list the config names",
+    "download-workforce": "job: download the default table of who holds each job",
     "attributes": "job: each occupation's top O*NET skills, knowledge and abilities",
     "name-list": "job: read the name list in use into one table",
     "dataset": "job: the name pairs and the instances (occupation x pair x order) of a contrast",
@@ -407,6 +426,7 @@ JOB_ABOUT = {
     "selections": "job: each named person's selections, for impact ratios",
     "figures": "job: Figures 3-5",
     "attribute-gaps": "job: Step 1's gaps per attribute, with its figure",
+    "alignment": "job: each occupation's result against who holds the job",
     "difference": "job: the difference table and its forest plot",
     "wordings": "job: each wording's results and their robustness",
     "summary": "job: the run's summary in words",

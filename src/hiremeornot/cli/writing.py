@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from hiremeornot import plan
-from hiremeornot.analysis import impact, ll144, stats, wordings
+from hiremeornot.analysis import alignment, impact, ll144, stats, wordings
 from hiremeornot.analysis.findings import fact, read_findings
 from hiremeornot.analysis.power import design_power
 from hiremeornot.asking import estimate
@@ -17,6 +17,7 @@ from hiremeornot.design.contrasts import (
 )
 from hiremeornot.errors import InputError
 from hiremeornot.inputs import names
+from hiremeornot.inputs.workforce import occupation_shares, read_crosswalk, read_shares
 from hiremeornot.provenance import manifest
 from hiremeornot.tables_io import (
     read_table,
@@ -24,6 +25,7 @@ from hiremeornot.tables_io import (
     write_table,
 )
 from hiremeornot.writing import differences, figures, headlines, overview, summary
+from hiremeornot.writing.alignment_figure import alignment_figure
 from hiremeornot.writing.estimate import estimate_markdown, power_markdown, run_estimate_markdown
 from hiremeornot.writing.impact import impact_markdown
 from hiremeornot.writing.impact_figure import impact_figure
@@ -92,6 +94,33 @@ def cmd_wordings(args):
     figures.wording_differences(per_wording, table, args.model, args.out_png, sides, footer)
 
 
+def cmd_alignment(args):
+    settings, workforce = args.settings, args.settings["workforce"]
+    shares = occupation_shares(
+        read_crosswalk(args.crosswalk),
+        read_shares(args.shares, workforce["percent_of"]),
+        settings["occupations"],
+        args.crosswalk,
+    )
+    found = alignment.alignment(
+        read_table(args.outcomes),
+        shares,
+        read_table(args.tests),
+        args.contrast.sides,
+        settings["report"],
+    )
+    source = {key: workforce[key] for key in ("source", "year", "licence")}
+    write_table(found.summary.assign(**source), args.out)
+    write_table(found.occupations, args.out_occupations)
+    alignment_figure(
+        found.occupations,
+        found.band,
+        found.summary.assign(**source),
+        args.model,
+        args.out_png,
+    )
+
+
 def cmd_summary(args):
     settings = args.settings
     given = {
@@ -105,6 +134,8 @@ def cmd_summary(args):
         "truth": args.truth or {},
         "interventions": args.interventions or {},
         "intervention_flips": args.intervention_flips or {},
+        "alignment": args.alignment or {},
+        "alignment_occupations": args.alignment_occupations or {},
     }
     models = list(settings["models"])
     several = len(settings["report"]["wordings"]) > 1  # the wordings' tables, then
@@ -113,6 +144,8 @@ def cmd_summary(args):
     each["truth"] = plan.simulated_models(settings["models"])
     arms = [model for model, entry in settings["models"].items() if "intervention" in entry]
     each |= {kind: arms for kind in ("interventions", "intervention_flips")}
+    aligned = models if settings["report"].get("alignment") else []
+    each |= {kind: aligned for kind in ("alignment", "alignment_occupations")}
     for kind, paths in given.items():
         if sorted(paths) != sorted(each[kind]):
             raise InputError(

@@ -52,6 +52,11 @@ class Sides:
         return (self.a, self.b)
 
     @property
+    def is_gender(self) -> bool:
+        """Whether the two sides differ in gender alone, women against men."""
+        return self.attribute == "gender" and {self.a, self.b} == set(GENDERS)
+
+    @property
     def orders(self) -> tuple[str, str]:
         """The listing orders: A first, B first."""
         return (f"{self.a}_first", f"{self.b}_first")

@@ -10,6 +10,7 @@ from hiremeornot.analysis import answer_space, pooled
 from hiremeornot.analysis.findings import fact
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.design.contrasts import Contrast, Sides
+from hiremeornot.writing.alignment import alignment_sentence
 from hiremeornot.writing.differences import design_caveats
 from hiremeornot.writing.headlines import VERDICT_NOTE, verdict_row, verdict_table
 from hiremeornot.writing.interventions import summary_line
@@ -60,11 +61,12 @@ def model_summary(
     flips: pd.DataFrame | None = None,
     model_fit: pd.DataFrame | None = None,
     shared: Collection[str] = (),
+    alignment: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> str:
     """The findings of one model (findings.py), as Markdown bullet points (``answer_mass``:
     its answer_space.mass_distribution; ``flips``: with ``robustness``, its
     wordings.pair_flips; ``model_fit``: its pooled.pooled_effects; ``shared``: caveats said
-    once for every model, left out here)."""
+    once for every model, left out here; ``alignment``: its alignment and workforce tables)."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
     caveats = design_caveats(findings, settings, contrast)
     sides = contrast.sides
@@ -123,6 +125,8 @@ def model_summary(
         lines.append(answer_space_sentence(answer_mass, fact(findings, "forced_answers")))
     if model_fit is not None:
         lines.append(pooled_sentence(model_fit, sides, alpha, len(settings["wordings"])))
+    if alignment is not None:
+        lines.append(alignment_sentence(*alignment, audited=len(rows)))
     lines += [line for line in caveats if line not in shared]
     return "\n".join(f"- {line}" for line in lines) + "\n"
 
@@ -336,6 +340,11 @@ def summary(
                 flips=frames.get("flips"),
                 model_fit=frames.get("pooled"),
                 shared=shared,
+                alignment=(
+                    (frames["alignment"], frames["alignment_occupations"])
+                    if "alignment" in frames
+                    else None
+                ),
             )
         )
     arms = {model: frames for model, frames in tables.items() if "interventions" in frames}

@@ -1,0 +1,41 @@
+"""The alignment with the workforce in words (analysis/alignment.py decides; this phrases)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def alignment_sentence(summary: pd.DataFrame, occupations: pd.DataFrame, audited: int) -> str:
+    """One sentence on the headline measure's alignment: the slope per 10 points more women,
+    its interval and what it shows, the occupations against their workforce (and how many a
+    model with no preference would put there), and what was matched."""
+    row = summary.set_index("measure").loc["difference"]
+    source = f"{row['source']} ({row['year']}, {row['licence']})"
+    matched = f"{int(row['occupations'])} of {audited} occupations matched to a job category"
+    if row["outcome"] == "too few occupations":
+        return f"**Alignment with the workforce**: not measured: {matched} ({source})."
+    against = (
+        f"{int(row['against'])} of {int(row['rated'])} occupations favour the gender "
+        f"under-represented in the job ({row['against_share']:.0%}, "
+        f"[{row['against_low']:.0%}, {row['against_high']:.0%}]; with no preference at all "
+        "about half would, by chance)"
+    )
+    if row["differs"] > 0:
+        against += f", {int(row['against_differs'])} of the {int(row['differs'])} that differ"
+    going = occupations[occupations["against_workforce"].fillna(False).astype(bool)]
+    named = going[going["verdict"] == "differs"]["occupation"].tolist()
+    listed = f" (differ and go against it: {', '.join(named)})" if named else ""
+    said = {
+        "follows the workforce": "**follows the workforce**",
+        "goes against the workforce": "**goes against the workforce**",
+        "not shown": "shows no alignment it can tell from chance",
+    }[row["outcome"]]
+    return (
+        f"**Alignment with the workforce** ({source}; {matched}, "
+        f"{int(row['female_names'])} + {int(row['male_names'])} names): the headline "
+        f"difference {said}: it changes by {row['slope'] / 10:+.3f} "
+        f"[{row['slope_low'] / 10:+.3f}, {row['slope_high'] / 10:+.3f}] per 10 points more "
+        f"women in the job (p = {row['slope_p']:.3g}; r = {row['correlation']:.2f}; the design "
+        f"detects {row['detectable_slope'] / 10:.3f} per 10 points 80% of the time); "
+        f"{against}{listed}. A workforce share is not a stereotype measured in people's minds."
+    )

@@ -1,0 +1,78 @@
+"""The alignment figure: each occupation's headline difference against its share of women,
+with the fitted line (analysis/alignment.py decides; this draws)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from hiremeornot.writing.figures import add_footer, plt, save
+
+# How each occupation's point is drawn, by the crosswalk's match: face colour.
+MATCH_FACES = {"exact": "black", "close": "dimgray", "broad": "white"}
+
+
+def alignment_figure(
+    occupations: pd.DataFrame, band: pd.DataFrame, summary: pd.DataFrame, model: str, path
+) -> None:
+    """The headline difference of each matched occupation against its share of women, named,
+    filled by the match's quality, with the fitted line and its pointwise interval; the slope
+    and what was left unmatched under it."""
+    row = summary.set_index("measure").loc["difference"]
+    matched = occupations[occupations["share_women"].notna()]
+    line = band[band["measure"] == "difference"]
+    fig, ax = plt.subplots(figsize=(8, 6))
+    ax.axhline(0, color="gray", lw=0.8)
+    ax.axvline(50, color="gray", lw=0.8, ls=":")
+    if len(line):
+        x = 100 * line["share_women"]
+        ax.fill_between(x, line["low"], line["high"], color="tab:blue", alpha=0.2, lw=0)
+        ax.plot(x, line["fit"], color="tab:blue", label="least-squares line, 95% band")
+    for match, face in MATCH_FACES.items():
+        points = matched[matched["match"] == match]
+        if points.empty:
+            continue
+        ax.scatter(
+            100 * points["share_women"],
+            points["difference"],
+            facecolor=face,
+            edgecolor="black",
+            s=28,
+            label=f"{match} match ({len(points)})",
+            zorder=3,
+        )
+    for point in matched.itertuples():
+        ax.annotate(
+            point.occupation,
+            (100 * point.share_women, point.difference),
+            xytext=(3, 3),
+            textcoords="offset points",
+            fontsize=7,
+        )
+    ax.set_xlim(0, 100)
+    ax.set_xlabel(f"women in the job, % ({row['year']})")
+    ax.set_ylabel("headline difference (female minus male)")
+    ax.set_title(f"{model}: the headline difference against who holds each job")
+    ax.legend(loc="best", fontsize=8)
+    unmatched = occupations[occupations["share_women"].isna()]["occupation"].tolist()
+    notes = [_slope_words(row), f"Shares: {row['source']} ({row['licence']})."]
+    if unmatched:
+        notes.append(f"Not matched to a job category: {', '.join(unmatched)}.")
+    notes.append(
+        "Right of the dotted line women hold most of the job; above zero the model favours "
+        "the woman. A workforce share is not a stereotype measured in people's minds."
+    )
+    add_footer(ax, notes)
+    save(fig, Path(path))
+
+
+def _slope_words(row: pd.Series) -> str:
+    """The slope per 10 points and what it shows, or why there is none."""
+    if row["outcome"] == "too few occupations":
+        return f"No line: {int(row['occupations'])} occupations matched (3 needed)."
+    return (
+        f"Slope {row['slope'] / 10:+.3f} [{row['slope_low'] / 10:+.3f}, "
+        f"{row['slope_high'] / 10:+.3f}] per 10 points more women (p = {row['slope_p']:.3g}): "
+        f"{row['outcome']}."
+    )

@@ -15,6 +15,7 @@ from hiremeornot.design.prompts import wordings
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import name_files
 from hiremeornot.inputs.occupations import select_occupations, shard_titles
+from hiremeornot.inputs.workforce import share_map
 
 DOWNLOADS = "results/downloads"
 # The default share table, under the data root (FiveThirtyEight's layout).
@@ -79,6 +80,38 @@ def aligned(config: dict, contrast: Contrast) -> bool:
     """Whether the contrast's results are set against who holds each job: a crosswalk is
     given and the contrast sets women against men."""
     return config["workforce"]["crosswalk"] is not None and contrast.sides.is_gender
+
+
+def occupation_share_map(config: dict) -> dict[str, float]:
+    """Each audited occupation's share of women, where the crosswalk matches it (the share
+    table must be at hand)."""
+    workforce = config["workforce"]
+    if workforce["crosswalk"] is None:
+        raise InputError("workforce.crosswalk: null, so no occupation has a share of women")
+    path = workforce_shares(config)
+    if not Path(path).is_file():
+        raise InputError(
+            f"workforce: the share table {path} is not at hand (a download comes later); give "
+            "local_data or workforce.shares"
+        )
+    titles = selected_occupations(config)["title"].tolist()
+    return share_map(workforce["crosswalk"], path, workforce["percent_of"], titles)
+
+
+def with_planted_shares(config: dict) -> dict[str, dict]:
+    """The config's models, each simulated one that plants an alignment without shares given
+    them from the workforce block (respondent.shares)."""
+    models = {}
+    for name, settings in config["models"].items():
+        respondent = settings.get("respondent", {})
+        if respondent.get("alignment") and not respondent.get("shares"):
+            try:
+                shares = occupation_share_map(config)
+            except InputError as error:
+                raise InputError(f"models.{name}.respondent.alignment: {error}") from None
+            settings = {**settings, "respondent": {**respondent, "shares": shares}}
+        models[name] = settings
+    return models
 
 
 def name_source(config: dict) -> dict:
@@ -218,8 +251,8 @@ def simulated_models(models: dict) -> list[str]:
 
 
 def simulation_settings(config: dict, model: str) -> dict[str, Any]:
-    """What a simulated model's truth and calibration depend on: its respondent and the
-    wordings run."""
+    """What a simulated model's truth and calibration depend on: its respondent, the
+    wordings run and how the share table of the alignment reads."""
     if model not in simulated_models(config["models"]):
         raise InputError(f"models.{model}: the truth and the calibration need backend simulated")
     settings = config["models"][model]
@@ -227,5 +260,6 @@ def simulation_settings(config: dict, model: str) -> dict[str, Any]:
     return {
         "respondent": settings["respondent"],
         "wordings": config["prompts"]["variants"],
+        "percent_of": config["workforce"]["percent_of"],
         **arm,
     }

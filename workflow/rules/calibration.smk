@@ -7,6 +7,7 @@ rule truth:
     input:
         instances="results/{contrast}dataset/instances.parquet",
         attributes="results/dataset/attributes.tsv",
+        **WORKFORCE_INPUTS,
     output:
         report(
             "results/{contrast}{model}/truth.tsv",
@@ -31,6 +32,7 @@ rule calibrate:
     input:
         instances="results/{contrast}dataset/instances.parquet",
         attributes="results/dataset/attributes.tsv",
+        **WORKFORCE_INPUTS,
     output:
         tsv="results/{contrast}calibration/{model}.tsv",
         verdicts="results/{contrast}calibration/{model}_verdicts.tsv",

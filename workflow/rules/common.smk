@@ -30,6 +30,10 @@ except InputError as error:
 # The config's models, then each one's arm under every intervention run (<model>+<id>: a model
 # of its own under results/ and in the store, its settings carrying the instruction).
 RUN_STARTED = time.time()  # the closing block counts the model jobs since
+try:  # a planted alignment's shares of women, from the workforce block
+    config["models"] = plan.with_planted_shares(config)
+except InputError as error:
+    raise WorkflowError(f"hiremeornot: {error}") from None
 AUDITED = list(config["models"])
 ARMS = arms.intervention_arms(config)
 config["models"] = arms.with_arms(config)
@@ -112,6 +116,19 @@ MODEL_JOB_RESOURCES = {
     "runtime": model_setting("runtime"),
     "gpu": model_setting("gpus"),
     "gpu_model": model_setting("gpu_model"),
+}
+
+
+def aligned_input(path):
+    """An input function: ``path`` where the job's contrast is set against who holds each
+    job (plan.aligned), else nothing."""
+    return lambda wildcards: [path] if plan.aligned(config, CONTRASTS[wildcards.contrast]) else []
+
+
+# The alignment's share table and crosswalk, for a simulated model's truth and calibration.
+WORKFORCE_INPUTS = {
+    "shares": aligned_input(plan.workforce_shares(config)),
+    "crosswalk": aligned_input(config["workforce"]["crosswalk"]),
 }
 
 

@@ -29,8 +29,9 @@ import pandas as pd
 from scipy.stats import t as t_dist
 from statsmodels.stats.proportion import proportion_confint
 
-from hiremeornot.analysis.crossed import crossed_variance
+from hiremeornot.analysis.crossed import VarianceParts, crossed_variance_parts
 from hiremeornot.analysis.metrics import signed_readings
+from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.inputs.names import GENDERS
 
@@ -213,8 +214,9 @@ class CrossedFit:
     occupations add as a sample, sum c_o^2 x the variance of their deviations from the line:
     the residuals' mean square less what the names and the answers put into an occupation's
     result (its column's crossed variance after each unit's mean over occupations is taken
-    out), never below 0. Degrees of freedom: Satterthwaite's of the two parts (the fewest
-    levels of a names' factor less one, occupations less two).
+    out), never below 0. Degrees of freedom: Satterthwaite's of the three parts (the names'
+    own share: the fewest levels of a names' factor less one; the answers' noise: the cells
+    less the additive fit's rank; the occupations': occupations less two).
     """
 
     def __init__(self, table: pd.DataFrame, share: np.ndarray):
@@ -229,15 +231,14 @@ class CrossedFit:
         self.residual = self.result - self.result.mean() - self.slope * centred
         occupations = len(share)
         deviations = self.cells - self.cells.mean(axis=1, keepdims=True)
-        noise = self._names_variance(deviations) * occupations / (occupations - 1)
+        noise = sum(self._names_variance(deviations)[:2]) * occupations / (occupations - 1)
         mean_square = np.square(self.residual).sum() / (occupations - 2)
         self.between = max(mean_square - float(noise.mean()), 0.0)
-        self.names_df = min(len(np.unique(codes)) for codes in self.factors) - 1
+        self.names_df = max(min(len(np.unique(codes)) for codes in self.factors) - 1, 1)
         self.occupations_df = occupations - 2
 
-    def _names_variance(self, sums: np.ndarray) -> np.ndarray:
-        ones = np.ones(len(sums))
-        return crossed_variance(self.factors, sums, ones)
+    def _names_variance(self, sums: np.ndarray) -> VarianceParts:
+        return crossed_variance_parts(self.factors, sums, np.ones(len(sums)))
 
     def spread(self, weights: np.ndarray) -> tuple[np.ndarray, float]:
         """The standard error of each column's weighted sum of the results (``weights``:
@@ -245,9 +246,10 @@ class CrossedFit:
         names = self._names_variance(self.cells @ weights)
         between = np.square(weights).sum(axis=0) * self.between
         df = satterthwaite(
-            [names[0], between[0]], [max(self.names_df, 1), max(self.occupations_df, 1)]
+            [names.levels[0], names.residual[0], between[0]],
+            [self.names_df, names.residual_df, self.occupations_df],
         )
-        return np.sqrt(names + between), df
+        return np.sqrt(names.levels + names.residual + between), df
 
     def band(self, critical: float) -> pd.DataFrame:
         """The fitted line at BAND_POINTS shares and its pointwise interval (+- ``critical``
@@ -267,9 +269,10 @@ class CrossedFit:
 
 
 def satterthwaite(variances: list[float], dfs: list[int]) -> float:
-    """The degrees of freedom of a sum of independent variance estimates (Welch-Satterthwaite)."""
-    terms = sum(v * v / df for v, df in zip(variances, dfs, strict=True))
-    return sum(variances) ** 2 / terms if terms > 0 else float(min(dfs))
+    """The degrees of freedom of a sum of independent variance estimates (Welch-Satterthwaite;
+    a part with no degrees of freedom counts for none)."""
+    terms = sum(v * v / df for v, df in zip(variances, dfs, strict=True) if df > 0)
+    return sum(variances) ** 2 / terms if terms > 0 else float(min(d for d in dfs if d > 0))
 
 
 def _against_counts(matched: pd.DataFrame, measure: str, confidence: float) -> dict:
@@ -290,3 +293,46 @@ def _against_counts(matched: pd.DataFrame, measure: str, confidence: float) -> d
             "differs": int(differs.sum()),
         }
     return fields
+
+
+def alignment_checks(
+    outcomes: pd.DataFrame,
+    tests: pd.DataFrame,
+    sides: Sides,
+    report: Mapping,
+    shares: Mapping[str, float],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The calibration's view of the alignment: its slopes as checks and verdicts
+    (``alignment_slope_<reading>``, pooled over occupations), "differs" where the slope shows
+    an alignment either way."""
+    occupations = list(dict.fromkeys(outcomes["occupation"]))
+    frame = pd.DataFrame(
+        {
+            "occupation": occupations,
+            "category": occupations,
+            "match": "exact",
+            "reason": "calibration",
+            "share_women": [shares.get(o, np.nan) for o in occupations],
+        }
+    )
+    summary = alignment(outcomes, frame, tests, sides, report).summary
+    quantity = "alignment_slope_" + summary["reading"]
+    checks = pd.DataFrame(
+        {
+            "occupation": ALL_OCCUPATIONS,
+            "quantity": quantity,
+            "estimate": summary["slope"],
+            "low": summary["slope_low"],
+            "high": summary["slope_high"],
+        }
+    )
+    shown = summary["outcome"].isin(["follows the workforce", "goes against the workforce"])
+    verdicts = pd.DataFrame(
+        {
+            "occupation": ALL_OCCUPATIONS,
+            "difference": summary["slope"],
+            "verdict": np.where(shown, "differs", "inconclusive"),
+            "reading": quantity,
+        }
+    )
+    return checks, verdicts

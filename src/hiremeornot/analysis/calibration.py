@@ -29,9 +29,10 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from hiremeornot.analysis import impact, ll144, metrics, paired, pooled, rate_changes, stats
+from hiremeornot.analysis.alignment import alignment_checks
 from hiremeornot.analysis.simulated_audit import AuditSimulator
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
-from hiremeornot.analysis.truth import Design, planted_truth
+from hiremeornot.analysis.truth import Design, alignment_truth, planted_truth
 from hiremeornot.asking.respondent import Respondent
 
 # the Local Law 144 measures with a planted truth (scoring above the median has none)
@@ -164,11 +165,13 @@ def one_audit(
     report: Mapping,
     other: AuditSimulator | None = None,
     with_pooled: bool = True,
+    shares: Mapping[str, float] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The published intervals (less truth) and verdicts (less truth) of one simulated audit.
     ``report`` is the config's report section. With ``other`` (a second respondent on the same
     design and the same names), also the paired changes from this one to the other;
-    ``with_pooled``: also the pooled model's (about a second an audit)."""
+    ``with_pooled``: also the pooled model's (about a second an audit); with ``shares`` (the
+    occupations' shares of women), also the alignment with the workforce."""
     design = simulator.design
     effects = simulator.name_effects(rng)
     step2, step3 = simulator.audit(rng, effects)
@@ -178,6 +181,12 @@ def one_audit(
     for reading, (intervals, tests) in readings.items():
         checks.append(_interval_checks(intervals, reading))
         verdicts.append(tests[["occupation", "difference", "verdict"]].assign(reading=reading))
+    if shares:
+        found = alignment_checks(
+            outcomes, readings[report["difference"]][1], design, report, shares
+        )
+        checks.append(found[0])
+        verdicts.append(found[1])
     names = design.instances[list(design.sides.labels)]
     groups = {name: side for side in design.sides.labels for name in pd.unique(names[side])}
     selections = impact.contrast_selections(step2, step3, design.instances, groups, design.sides)
@@ -210,10 +219,15 @@ def one_audit(
     return pd.concat(checks, ignore_index=True), pd.concat(verdicts, ignore_index=True)
 
 
-def _truth(respondent: Respondent, design: Design) -> pd.Series:
+def _truth(
+    respondent: Respondent, design: Design, shares: Mapping[str, float] | None = None
+) -> pd.Series:
     """The planted truth of a design, by (occupation, quantity); the Local Law 144 rates and
-    ratios (``ll144_...``) are the pooled ones."""
-    truth = planted_truth(respondent, design).set_index(["occupation", "quantity"])["truth"]
+    ratios (``ll144_...``) are the pooled ones; with ``shares``, the alignment's slopes."""
+    truth = planted_truth(respondent, design)
+    if shares:
+        truth = pd.concat([truth, alignment_truth(truth, shares, design.sides)])
+    truth = truth.set_index(["occupation", "quantity"])["truth"]
     pooled = truth.loc[ALL_OCCUPATIONS]
     pooled = pooled[pooled.index.str.match(r"(rate|ratio)_")].rename(lambda q: f"ll144_{q}")
     return pd.concat([truth, pd.concat({ALL_OCCUPATIONS: pooled})])
@@ -246,13 +260,15 @@ def calibrate(
     other: Respondent | None = None,
     with_pooled: bool = True,
     jobs: int = 1,
+    shares: Mapping[str, float] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, float]:
     """``audits`` independent simulated audits: every interval checked (CHECK_COLUMNS), every
     verdict (VERDICT_COLUMNS), and the seconds they took. With ``other``, compare's paired
     changes from ``respondent`` to ``other`` (the same names in both) are checked too;
-    ``with_pooled``: the pooled model too. Each audit draws from its own stream of ``seed``
+    ``with_pooled``: the pooled model too; ``shares`` (occupations' shares of women): the
+    alignment with the workforce too. Each audit draws from its own stream of ``seed``
     (numpy's SeedSequence spawned per audit), so ``jobs`` processes give the same tables as one."""
-    truth = _truth(respondent, design)
+    truth = _truth(respondent, design, shares)
     simulators = (
         AuditSimulator(respondent, design),
         None if other is None else AuditSimulator(other, design),
@@ -264,7 +280,7 @@ def calibrate(
     start = time.monotonic()
     results = list(
         tqdm(
-            _audits(jobs, simulators, report, with_pooled, streams),
+            _audits(jobs, simulators, report, with_pooled, streams, shares),
             total=audits,
             desc="calibration audits",
             unit="audit",
@@ -278,7 +294,7 @@ def calibrate(
     ).to_numpy()
     verdicts = pd.concat([verdicts for _, verdicts in results], ignore_index=True)
     quantity = verdicts["reading"].where(
-        verdicts["reading"].str.startswith("log_odds_"), "difference_" + verdicts["reading"]
+        verdicts["reading"].str.match(r"log_odds_|alignment_"), "difference_" + verdicts["reading"]
     )
     keys = pd.MultiIndex.from_arrays([verdicts["occupation"], quantity])
     verdicts["truth"] = truth.reindex(keys).to_numpy()
@@ -289,8 +305,14 @@ def calibrate(
 _SHARED: dict = {}
 
 
-def _share(simulators: tuple, report: Mapping, with_pooled: bool, blas_threads: int | None) -> None:
-    _SHARED.update(simulators=simulators, report=report, with_pooled=with_pooled)
+def _share(
+    simulators: tuple,
+    report: Mapping,
+    with_pooled: bool,
+    blas_threads: int | None,
+    shares: Mapping[str, float] | None = None,
+) -> None:
+    _SHARED.update(simulators=simulators, report=report, with_pooled=with_pooled, shares=shares)
     if blas_threads:
         threadpool_limits(blas_threads)  # for the rest of this worker's life
 
@@ -299,7 +321,9 @@ def _audit(audit: int, stream: np.random.SeedSequence) -> tuple[pd.DataFrame, pd
     """One audit of the shared simulators from its own stream, its rows marked ``audit``."""
     simulator, other = _SHARED["simulators"]
     rng = np.random.default_rng(stream)
-    checks, verdicts = one_audit(simulator, rng, _SHARED["report"], other, _SHARED["with_pooled"])
+    checks, verdicts = one_audit(
+        simulator, rng, _SHARED["report"], other, _SHARED["with_pooled"], _SHARED["shares"]
+    )
     return checks.assign(audit=audit), verdicts.assign(audit=audit)
 
 
@@ -309,13 +333,14 @@ def _audits(
     report: Mapping,
     with_pooled: bool,
     streams: list[np.random.SeedSequence],
+    shares: Mapping[str, float] | None = None,
 ) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
     """Each audit's tables, in order, from ``jobs`` worker processes (one: this process)."""
     if jobs <= 1:
-        _share(simulators, report, with_pooled, None)
+        _share(simulators, report, with_pooled, None, shares)
         yield from map(_audit, range(len(streams)), streams)
         return
-    shared = (simulators, report, with_pooled, 1)  # one BLAS thread a worker
+    shared = (simulators, report, with_pooled, 1, shares)  # one BLAS thread a worker
     chunk = max(1, len(streams) // (8 * jobs))
     with ProcessPoolExecutor(jobs, initializer=_share, initargs=shared) as pool:
         yield from pool.map(_audit, range(len(streams)), streams, chunksize=chunk)

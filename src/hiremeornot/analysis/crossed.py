@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -139,10 +140,26 @@ def crossed_variance(
     random-effects model): influence_variance of the cells' deviations from the mean. In a
     complete design with one row a cell this is the two-way ANOVA's (MS_A + MS_B - MS_E) / N
     (tests/test_stats.py checks it against statsmodels)."""
+    return sum(crossed_variance_parts(factors, sums, counts)[:2])
+
+
+def crossed_variance_parts(
+    factors: Sequence[np.ndarray], sums: np.ndarray, counts: np.ndarray
+) -> VarianceParts:
+    """crossed_variance in its two parts (influence_variance_parts)."""
     rows = counts.sum()
     mean = sums.sum(axis=0) / rows
     deviations = (sums - np.outer(counts, mean)) / rows
-    return influence_variance([[codes] for codes in factors], deviations, counts)
+    return influence_variance_parts([[codes] for codes in factors], deviations, counts)
+
+
+class VarianceParts(NamedTuple):
+    """A crossed variance as the factors' share (``levels``: never below 0) and the answers'
+    own (``residual``, estimated with ``residual_df`` degrees of freedom)."""
+
+    levels: np.ndarray
+    residual: np.ndarray
+    residual_df: int
 
 
 def influence_variance(
@@ -151,7 +168,14 @@ def influence_variance(
     """The variance of each column's sum of ``influence`` (cells x columns: each cell's share
     of an estimate's deviation, a column summing to 0, as (sums - counts x mean) / rows does
     for a mean) under the additive random effects of ``factors``, the cells holding ``counts``
-    answers.
+    answers: the sum of influence_variance_parts."""
+    return sum(influence_variance_parts(factors, influence, counts)[:2])
+
+
+def influence_variance_parts(
+    factors: Sequence[Sequence[np.ndarray]], influence: np.ndarray, counts: np.ndarray
+) -> VarianceParts:
+    """influence_variance as the factors' share and the answers' own.
 
     A factor is one or more arrays of level codes (-1: none): a cell belongs to every level
     they give it, as a pair's cell belongs to both its people when a person is one factor
@@ -168,12 +192,13 @@ def influence_variance(
     left, rank = _unfitted(factors, influence, counts)
     cells = len(counts)
     if cells <= rank:
-        return np.maximum(total, 0.0)
+        return VarianceParts(np.maximum(total, 0.0), np.zeros_like(total), 0)
     scale = cells / (cells - rank)
     memberships = sum((codes >= 0).astype(float) for m in factors for codes in m)
     residual_term = scale * np.square(left).sum(axis=0)
     excess = scale * (np.square(left) * (memberships - 1)[:, None]).sum(axis=0)
-    return np.maximum(total - excess, residual_term)
+    levels = np.maximum(total - excess - residual_term, 0.0)
+    return VarianceParts(levels, residual_term, cells - rank)
 
 
 def _clustered_term(memberships: Sequence[np.ndarray], influence: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ import pandas as pd
 from numpy.polynomial.hermite_e import hermegauss
 from numpy.polynomial.legendre import leggauss
 
+from hiremeornot.analysis.metrics import READINGS
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.asking.respondent import QUESTIONS, Group, Respondent
 from hiremeornot.design.contrasts import Sides
@@ -220,3 +221,25 @@ def planted_truth(respondent: Respondent, design: Design) -> pd.DataFrame:
     table.loc[ALL_OCCUPATIONS] = _with_ratios(pooled, sides)
     long = table.rename_axis("occupation").reset_index().melt("occupation", var_name="quantity")
     return long.rename(columns={"value": "truth"})[TRUTH_COLUMNS]
+
+
+def alignment_truth(truth: pd.DataFrame, shares: Mapping[str, float], sides: Sides) -> pd.DataFrame:
+    """The planted slope of each reading's female-minus-male difference on the occupations'
+    share of women (``shares``: the matched occupations'), as analysis/alignment.py fits it:
+    rows (``(all)``, ``alignment_slope_<reading>``, slope); none with fewer than three
+    occupations or a single share."""
+    table = truth.set_index(["occupation", "quantity"])["truth"]
+    matched = [o for o in shares if (o, f"difference_{READINGS[0]}") in table.index]
+    x = np.array([shares[o] for o in matched], dtype=float)
+    if len(matched) < 3 or np.ptp(x) == 0:
+        return pd.DataFrame(columns=TRUTH_COLUMNS)
+    sign = 1.0 if sides.a == "female" else -1.0
+    rows = [
+        (
+            ALL_OCCUPATIONS,
+            f"alignment_slope_{reading}",
+            sign * np.polyfit(x, [table[(o, f"difference_{reading}")] for o in matched], 1)[0],
+        )
+        for reading in READINGS
+    ]
+    return pd.DataFrame(rows, columns=TRUTH_COLUMNS)

@@ -10,7 +10,8 @@ scale of the answer that *selects* a person (Step-1 Yes, Q1 Yes, naming the pers
   occupations and see u alone);
 - a group effect per question (q1, q2, q3) and occupation: the sum of the ``effects`` entries
   the person's group matches ("female", "Black", "Black female"), an occupation's entries for a
-  question replacing the default's, plus the entries of the wording (``wordings``); an
+  question replacing the default's, plus the entries of the wording (``wordings``), plus the
+  ``alignment`` entries times (the occupation's share of women - 0.5) (``shares``); an
   intervention arm's respondent multiplies all of them by its ``scale`` and adds its ``effects``
   (``interventions``: the planted effect of an instruction);
 - Step 1: logit P(Yes) = logit(step1.<attribute type>) + step1.effects + u;
@@ -93,13 +94,18 @@ class Respondent:
     def effects(self, question: str, occupation: str | None, wording: str) -> dict[str, float]:
         """The group effects of ``question`` (step1, q1, q2, q3) in an occupation and wording:
         the occupation's own for that question where it has them, else the default's, plus the
-        wording's; under an intervention, all of them times its scale, plus its effects."""
+        wording's, plus the alignment's at the occupation's share of women; under an
+        intervention, all of them times its scale, plus its effects."""
         if question == "step1":
             return dict(self.params["step1"]["effects"])
         default = self.params["effects"][question]
         planted = dict(self.params["occupations"].get(occupation, {}).get(question, default))
         for key, value in self.params["wordings"].get(wording, {}).items():
             planted[key] = planted.get(key, 0.0) + value
+        share = self.params["shares"].get(occupation)
+        if share is not None:
+            for key, slope in self.params["alignment"].items():
+                planted[key] = planted.get(key, 0.0) + slope * (share - 0.5)
         if self.intervention is not None:
             arm = self.params["interventions"].get(self.intervention, {})
             planted = {key: arm.get("scale", 1.0) * value for key, value in planted.items()}
@@ -234,6 +240,8 @@ def check_design(
                 f"{list(wordings)})"
             )
         effect_maps[f"{where}.wordings.{wording}"] = planted
+    effect_maps[f"{where}.alignment"] = params["alignment"]
+    _check_occupations(params["shares"], occupations, f"{where}.shares")
     for arm, planted in params["interventions"].items():
         effect_maps[f"{where}.interventions.{arm}.effects"] = planted.get("effects", {})
     for path, planted in effect_maps.items():
@@ -262,3 +270,12 @@ def check_design(
                             "be answered as whichever asked it first; plant on what every "
                             "contrast names"
                         )
+
+
+def _check_occupations(keys: Iterable[str], occupations: Sequence[str], where: str) -> None:
+    """Every key is an occupation of the design."""
+    for occupation in keys:
+        if occupation not in occupations:
+            raise InputError(
+                f"{where}.{occupation}: not an occupation of the design; known: {list(occupations)}"
+            )

@@ -13,6 +13,7 @@ from hiremeornot.cli.options import (
     PERCEIVED,
     RULE,
     STORE_DIR,
+    WORKFORCE,
 )
 from hiremeornot.tables_io import STEPS
 
@@ -340,7 +341,7 @@ JOB_COMMANDS = {
             (["--out-md"], ONE),
         ],
     ),
-    "truth": ("simulation", True, True, [*DESIGN, (["--out"], ONE)]),
+    "truth": ("simulation", True, True, [*DESIGN, *WORKFORCE, (["--out"], ONE)]),
     "calibrate": (
         "simulation",
         True,
@@ -348,6 +349,7 @@ JOB_COMMANDS = {
         [
             (["--model"], ONE),
             *DESIGN,
+            *WORKFORCE,
             (["--audits"], {"type": int, "help": "default: report.calibration_audits", RULE: None}),
             (
                 ["--jobs"],

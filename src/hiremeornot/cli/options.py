@@ -16,6 +16,11 @@ ONE = {"required": True}
 MANY = {"nargs": "+", "required": True}
 PERCEIVED = {"nargs": "*", "help": "names.drop_misperceived: results/names/*.tsv"}
 DESIGN = [(["--instances"], ONE), (["--attributes"], ONE)]
+# The alignment's share table and crosswalk (workforce), where a gender contrast has them.
+WORKFORCE = [
+    (["--shares"], {"nargs": "*", "help": "the share table (workforce.shares)"}),
+    (["--crosswalk"], {"nargs": "*", "help": "the crosswalk (workforce.crosswalk)"}),
+]
 STORE_DIR = {**ONE, RULE: PARAMS}
 
 

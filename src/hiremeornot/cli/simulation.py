@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import logging
 
+import pandas as pd
+
 from hiremeornot.analysis import calibration, truth
 from hiremeornot.asking.respondent import Respondent
+from hiremeornot.inputs.workforce import share_map
 from hiremeornot.tables_io import (
     read_table,
     write_table,
@@ -29,11 +32,23 @@ def _design(args) -> truth.Design:
     )
 
 
+def _shares(args, design: truth.Design) -> dict[str, float] | None:
+    """The design's occupations' shares of women where the job is given the alignment's share
+    table and crosswalk; None where it is not."""
+    if not args.shares:
+        return None
+    titles = list(dict.fromkeys(design.instances["occupation"]))
+    return share_map(args.crosswalk[0], args.shares[0], args.settings["percent_of"], titles)
+
+
 def cmd_truth(args):
     settings = args.settings
     design = _design(args)
     respondent = Respondent(settings["respondent"], settings.get("intervention"))
     table = truth.planted_truth(respondent, design)
+    shares = _shares(args, design)
+    if shares:
+        table = pd.concat([table, truth.alignment_truth(table, shares, design.sides)])
     write_table(table, args.out)
 
 
@@ -56,6 +71,7 @@ def cmd_calibrate(args):
         other=None if arm is None else Respondent(settings["respondent"], arm),
         with_pooled=report_settings["calibration_pooled"],
         jobs=args.jobs,
+        shares=_shares(args, design),
     )
     coverage = calibration.coverage(checks, report_settings["confidence"])
     rates = calibration.verdict_rates(verdicts, report_settings["equivalence_margin"])

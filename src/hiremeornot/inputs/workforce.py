@@ -99,3 +99,13 @@ def occupation_shares(
     matched.loc[missing, "reason"] = f"{NOT_IN_CROSSWALK} {crosswalk_path}"
     share = matched["category"].map(shares.set_index("category")["share_women"])
     return matched.assign(share_women=share).rename_axis("occupation").reset_index()
+
+
+def share_map(
+    crosswalk: str | Path, shares: str | Path, percent_of: str, titles: list[str]
+) -> dict[str, float]:
+    """Each of ``titles`` the crosswalk matches: its category's share of women."""
+    table = occupation_shares(
+        read_crosswalk(crosswalk), read_shares(shares, percent_of), titles, str(crosswalk)
+    ).dropna(subset=["share_women"])
+    return dict(zip(table["occupation"], table["share_women"].astype(float), strict=True))

@@ -5,9 +5,9 @@
 
 rule truth:
     input:
+        **WORKFORCE_INPUTS,
         instances="results/{contrast}dataset/instances.parquet",
         attributes="results/dataset/attributes.tsv",
-        **WORKFORCE_INPUTS,
     output:
         report(
             "results/{contrast}{model}/truth.tsv",
@@ -30,9 +30,9 @@ rule truth:
 
 rule calibrate:
     input:
+        **WORKFORCE_INPUTS,
         instances="results/{contrast}dataset/instances.parquet",
         attributes="results/dataset/attributes.tsv",
-        **WORKFORCE_INPUTS,
     output:
         tsv="results/{contrast}calibration/{model}.tsv",
         verdicts="results/{contrast}calibration/{model}_verdicts.tsv",

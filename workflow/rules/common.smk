@@ -122,7 +122,9 @@ MODEL_JOB_RESOURCES = {
 def aligned_input(path):
     """An input function: ``path`` where the job's contrast is set against who holds each
     job (plan.aligned), else nothing."""
-    return lambda wildcards: [path] if plan.aligned(config, CONTRASTS[wildcards.contrast]) else []
+    return lambda wildcards: (
+        [path] if plan.aligned(config, CONTRASTS[wildcards.contrast]) else []
+    )
 
 
 # The alignment's share table and crosswalk, for a simulated model's truth and calibration.
@@ -263,9 +265,13 @@ def summary_tables(wildcards):
         model: f"results/{wildcards.contrast}{model}/truth.tsv" for model in SIMULATED
     }
     if plan.aligned(config, CONTRASTS[wildcards.contrast]):
-        for flag, name in (("alignment", "alignment"), ("alignment-occupations", "workforce")):
+        for flag, name in (
+            ("alignment", "alignment"),
+            ("alignment-occupations", "workforce"),
+        ):
             tables[flag] = {
-                model: f"results/{wildcards.contrast}{model}/{name}.tsv" for model in MODELS
+                model: f"results/{wildcards.contrast}{model}/{name}.tsv"
+                for model in MODELS
             }
     armed = [arms.arm_model(model, arm) for model in AUDITED for arm in ARMS]
     for flag, suffix in (("interventions", ""), ("intervention-flips", "_flips")):

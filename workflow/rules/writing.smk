@@ -169,7 +169,9 @@ rule alignment:
         contrast=contrast_json,
         settings=settings(
             {
-                "report": {k: REPORT[k] for k in ("difference", "confidence", "alpha")},
+                "report": {
+                    k: REPORT[k] for k in ("difference", "confidence", "alpha")
+                },
                 "workforce": config["workforce"],
                 "occupations": plan.selected_occupations(config)["title"].tolist(),
             }

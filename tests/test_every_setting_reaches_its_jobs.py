@@ -51,6 +51,7 @@ NO_OUTPUT = {
     "(no contrasts) makes none",
     "sources.onet.url": "local_data is given: nothing is downloaded",
     "sources.onet.sha256": "local_data is given: nothing is downloaded",
+    "workforce.url": "local_data is given: nothing is downloaded",
     f"sources.names.{IN_USE}.url": "local_data is given: nothing is downloaded",
     f"sources.names.{UNUSED_LIST}.*": "a name list not in use",
     "names.validity.*": "names.validate is false: no job asks the validity questions",
@@ -91,6 +92,7 @@ EDITS = {
     f"sources.names.{UNUSED_LIST}.format": "unqover",
     f"sources.names.{UNUSED_LIST}.folder": "elsewhere",
     "onet.suppressed": "drop",
+    "workforce.percent_of": "women",
     "models.*.model": str(locate(EMBEDDED["model"])[0]),  # the embedded model's folder
     # every wording defined reaches the model jobs, run or not: dropping one from
     # prompts.variants re-runs none of them, and adding one re-runs them from the store
@@ -106,6 +108,8 @@ NOT_EDITED = {
     "sources.names.unqover.*": f"unused lists: sources.names.{UNUSED_LIST} stands for them",
     "sources.names.bloomberg.*": f"unused lists: sources.names.{UNUSED_LIST} stands for them",
     "occupations.table": "an input file: a table with other content is newer than the outputs",
+    "workforce.crosswalk": "an input file, as occupations.table",
+    "workforce.shares": "null: the table under local_data; a path names an input file",
 }
 
 

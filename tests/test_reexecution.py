@@ -31,6 +31,7 @@ DOWNSTREAM = {
     "summary",
     "answer_space",
     "findings",
+    "alignment",  # each occupation's result against who holds the job
     "first_page",
     "pooled_model",
     "manifest",

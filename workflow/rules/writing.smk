@@ -172,7 +172,10 @@ rule alignment:
                 "report": {
                     k: REPORT[k] for k in ("difference", "confidence", "alpha")
                 },
-                "workforce": config["workforce"],
+                "workforce": {
+                    k: config["workforce"][k]
+                    for k in ("percent_of", "source", "year", "licence")
+                },
                 "occupations": plan.selected_occupations(config)["title"].tolist(),
             }
         ),

@@ -183,7 +183,7 @@ def one_audit(
         verdicts.append(tests[["occupation", "difference", "verdict"]].assign(reading=reading))
     if shares:
         found = alignment_checks(
-            outcomes, readings[report["difference"]][1], design, report, shares
+            outcomes, readings[report["difference"]][1], design.sides, report, shares
         )
         checks.append(found[0])
         verdicts.append(found[1])

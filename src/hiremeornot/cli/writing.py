@@ -109,16 +109,10 @@ def cmd_alignment(args):
         args.contrast.sides,
         settings["report"],
     )
-    source = {key: workforce[key] for key in ("source", "year", "licence")}
-    write_table(found.summary.assign(**source), args.out)
+    table = found.summary.assign(**{key: workforce[key] for key in ("source", "year", "licence")})
+    write_table(table, args.out)
     write_table(found.occupations, args.out_occupations)
-    alignment_figure(
-        found.occupations,
-        found.band,
-        found.summary.assign(**source),
-        args.model,
-        args.out_png,
-    )
+    alignment_figure(found.occupations, found.band, table, args.model, args.out_png)
 
 
 def cmd_summary(args):

@@ -39,11 +39,11 @@ DRAWING = {
     "hiremeornot.writing.figures",
     "hiremeornot.writing.change_figures",
     "hiremeornot.writing.impact_figure",
+    "hiremeornot.writing.alignment_figure",
     "hiremeornot.cli.writing",
     "hiremeornot.cli.simulation",
     "hiremeornot.cli.comparing",
 }
-DRAWING |= {"hiremeornot.cli.comparing"}
 
 
 def imported(path) -> set[str]:

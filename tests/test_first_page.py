@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 
+import markupsafe
 import pandas as pd
 import pytest
 
@@ -152,6 +153,69 @@ def test_the_first_page_shows_each_models_verdicts_as_the_findings_count_them(tm
     # one file: nothing fetched from elsewhere, links relative to results/
     assert not re.search(r'(src|href)="(https?:)?//', page) and "<script" not in page
     assert 'href="summary.md"' in page and 'href="gpt/findings.tsv"' in page
+
+
+def alignment_summary(outcome: str, slope: float, low: float, high: float) -> pd.DataFrame:
+    """An alignment summary (analysis/alignment.py's columns the first page reads)."""
+    return pd.DataFrame(
+        {
+            "measure": ["difference"],
+            "occupations": [12],
+            "slope": [slope],
+            "slope_low": [low],
+            "slope_high": [high],
+            "slope_p": [0.0039],
+            "outcome": [outcome],
+            "source": ["IPUMS, 2012 American Community Survey"],
+            "year": [2012],
+        }
+    )
+
+
+def test_the_first_page_says_where_the_model_follows_the_workforce_though_no_job_differs(
+    tmp_path,
+):
+    unmeasured = page_of(tmp_path)[0][0]  # also draws tmp_path/forest.png
+
+    def aligned(findings: pd.DataFrame, summary: pd.DataFrame):
+        return cell(
+            findings,
+            model="gpt",
+            contrast=GENDER_CONTRAST,
+            prefix="",
+            settings=REPORT,
+            forest=tmp_path / "forest.png",
+            alignment=summary,
+        )
+
+    metrics, tests, position = tables(BALANCED, 10, "differs")
+    quiet = found(metrics, tests.assign(verdict="inconclusive"), position)
+    follows = alignment_summary("follows the workforce", 0.59, 0.24, 0.94)
+    entry = aligned(quiet, follows)
+    assert entry.alignment == (
+        "Across occupations, its choices follow the workforce: the female-minus-male difference "
+        "changes by +0.059 [+0.024, +0.094] per 10 points more women in the job (p = 0.0039; "
+        "12 occupations matched to IPUMS, 2012 American Community Survey), although no single "
+        "occupation's difference is shown: the pattern lies across occupations, not in any one. "
+        "A workforce share is not a stereotype measured in people's minds."
+    )
+    page = first_page([entry], ll144={}, interventions={}, links=[], settings=REPORT)
+    assert str(markupsafe.escape(entry.alignment)) in page
+    assert 'href="figures/alignment_gpt.png"' in page
+    assert "follow the workforce" in report_front([entry])
+    assert "no single occupation" not in aligned(found(metrics, tests, position), follows).alignment
+    chance = aligned(quiet, alignment_summary("not shown", 0.1, -0.2, 0.4)).alignment
+    assert "show no alignment with the workforce it can tell from chance" in chance
+    assert "no single occupation" not in chance
+    alone = first_page([unmeasured], ll144={}, interventions={}, links=[], settings=REPORT)
+    assert unmeasured.alignment == "" and 'class="alignment"' not in alone
+
+
+def test_text_from_the_config_is_escaped_on_the_page(tmp_path):
+    cells, _ = page_of(tmp_path)
+    cells[0].model = "<b>gpt</b>"
+    page = first_page(cells, ll144={}, interventions={}, links=[], settings=REPORT)
+    assert "&lt;b&gt;gpt&lt;/b&gt;" in page and "<b>gpt</b>" not in page
 
 
 def test_the_links_group_by_folder_the_runs_own_files_first():

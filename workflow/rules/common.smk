@@ -401,8 +401,8 @@ def report_front():
 
 def first_page_inputs():
     """What the first page shows, by its option: each contrast and model's findings and
-    forest plot (keyed by the results prefix and model), each model's Local Law 144 table and
-    each arm's figure."""
+    forest plot (keyed by the results prefix and model), its alignment with the workforce where
+    measured, each model's Local Law 144 table and each arm's figure."""
     cells = {(prefix, model) for prefix in CONTRASTS for model in MODELS}
     return {
         "findings": {
@@ -412,6 +412,11 @@ def first_page_inputs():
         "forest": {
             f"{prefix}{model}": f"results/{prefix}tables/difference_{model}.png"
             for prefix, model in sorted(cells)
+        },
+        "alignment": {
+            f"{prefix}{model}": f"results/{prefix}{model}/alignment.tsv"
+            for prefix, model in sorted(cells)
+            if plan.aligned(config, CONTRASTS[prefix])
         },
         "ll144": {m: f"results/ll144/{m}.csv" for m in impact_outputs("md")},
         "interventions": {

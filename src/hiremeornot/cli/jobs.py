@@ -291,6 +291,10 @@ JOB_COMMANDS = {
         [
             (["--findings"], {**KEYED_REQUIRED, "help": "<contrast><model>=its table"}),
             (["--forest"], {**KEYED_REQUIRED, "help": "<contrast><model>=its figure"}),
+            (
+                ["--alignment"],
+                {**KEYED, "help": "<contrast><model>=its alignment table, where measured"},
+            ),
             (["--ll144"], {**KEYED, "help": "MODEL=its Local Law 144 CSV, where run"}),
             (["--interventions"], {**KEYED, "help": "<contrast><arm>=its figure, where run"}),
             (

@@ -12,8 +12,9 @@ from hiremeornot.writing.markdown import write_markdown
 
 def cmd_first_page(args):
     """One cell per contrast and model (``settings["cells"]``, each keyed by the cell's results
-    prefix and model), then the Local Law 144 tables, the interventions and the links."""
-    settings = args.settings
+    prefix and model, with its alignment where measured), then the Local Law 144 tables, the
+    interventions and the links."""
+    settings, alignment = args.settings, args.alignment or {}
     cells = []
     for entry in settings["cells"]:
         key = entry["prefix"] + entry["model"]
@@ -27,6 +28,7 @@ def cmd_first_page(args):
                 prefix=entry["prefix"],
                 settings=settings["report"],
                 forest=args.forest[key],
+                alignment=read_table(args.alignment[key]) if key in alignment else None,
             )
         )
     page = first_page.first_page(

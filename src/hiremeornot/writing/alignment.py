@@ -39,3 +39,32 @@ def alignment_sentence(summary: pd.DataFrame, occupations: pd.DataFrame, audited
         f"detects {row['detectable_slope'] / 10:.3f} per 10 points 80% of the time); "
         f"{against}{listed}. A workforce share is not a stereotype measured in people's minds."
     )
+
+
+def alignment_line(summary: pd.DataFrame, occupations_differing: int) -> str:
+    """The first page's sentence on the headline difference's alignment: what the test shows,
+    the slope per 10 points with its interval and p, and, where it shows one while no single
+    occupation differs, that the pattern lies across occupations, not in any one of them."""
+    row = summary.set_index("measure").loc["difference"]
+    source = (
+        row["source"] if str(row["year"]) in row["source"] else f"{row['source']}, {row['year']}"
+    )
+    matched = f"{int(row['occupations'])} occupations matched to {source}"
+    if row["outcome"] == "too few occupations":
+        return f"Alignment with the workforce: not measured ({matched})."
+    said = {
+        "follows the workforce": "follow the workforce",
+        "goes against the workforce": "go against the workforce",
+        "not shown": "show no alignment with the workforce it can tell from chance",
+    }[row["outcome"]]
+    sentence = (
+        f"Across occupations, its choices {said}: the female-minus-male difference changes by "
+        f"{row['slope'] / 10:+.3f} [{row['slope_low'] / 10:+.3f}, {row['slope_high'] / 10:+.3f}] "
+        f"per 10 points more women in the job (p = {row['slope_p']:.2g}; {matched})"
+    )
+    if row["outcome"] != "not shown" and occupations_differing == 0:
+        sentence += (
+            ", although no single occupation's difference is shown: the pattern lies across "
+            "occupations, not in any one"
+        )
+    return sentence + ". A workforce share is not a stereotype measured in people's minds."

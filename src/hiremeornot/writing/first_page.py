@@ -14,7 +14,9 @@ from pathlib import Path, PurePosixPath
 import jinja2
 import pandas as pd
 
+from hiremeornot.analysis.findings import verdict_counts
 from hiremeornot.design.contrasts import Contrast
+from hiremeornot.writing.alignment import alignment_line
 from hiremeornot.writing.headlines import (
     VERDICT_NOTE,
     headline,
@@ -25,7 +27,7 @@ from hiremeornot.writing.headlines import (
 
 TEMPLATES = jinja2.Environment(
     loader=jinja2.PackageLoader("hiremeornot.writing"),
-    autoescape=jinja2.select_autoescape(["html"]),
+    autoescape=jinja2.select_autoescape(["html", "html.j2"]),
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
@@ -54,6 +56,8 @@ class Cell:
     forest: str  # the forest plot as a data: URI
     table: str  # the difference table's Markdown, relative to results/
     anchor: str
+    alignment: str  # the alignment with the workforce in one sentence, "" where not measured
+    alignment_figure: str  # its figure, relative to results/
 
 
 def data_uri(path: str | Path) -> str:
@@ -70,8 +74,11 @@ def cell(
     prefix: str,
     settings: Mapping,
     forest: str | Path,
+    alignment: pd.DataFrame | None = None,
 ) -> Cell:
-    """One contrast and model from its findings and its forest plot."""
+    """One contrast and model from its findings, its forest plot and, for a gender contrast
+    with a workforce table, its alignment summary (analysis/alignment.py)."""
+    counts = verdict_counts(findings)
     return Cell(
         contrast=contrast.title,
         model=model,
@@ -81,6 +88,10 @@ def cell(
         forest=data_uri(forest),
         table=f"{prefix}tables/difference_{model}.md",
         anchor=f"{prefix}{model}".replace("/", "-"),
+        alignment=""
+        if alignment is None
+        else alignment_line(alignment, counts["differs_a"] + counts["differs_b"]),
+        alignment_figure=f"{prefix}figures/alignment_{model}.png",
     )
 
 
@@ -166,6 +177,8 @@ def report_front(cells: Sequence[Cell]) -> str:
     for entry in cells:
         what = entry.verdicts["what answered"]
         lines.append(f"- {_rst(entry.headline)} ({_rst(what)}; {_rst(entry.contrast)})")
+        if entry.alignment:
+            lines.append(f"  {_rst(entry.alignment)}")
     return "\n".join(lines) + "\n"
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from hiremeornot import plan
 from hiremeornot.asking.ask import AskSummary
 from hiremeornot.asking.backends.location import locate
 from hiremeornot.config import schema, validate_config
@@ -135,6 +136,12 @@ def test_each_source_states_its_licence_and_pins_the_commit_the_config_downloads
         "bloomberg": "Apache-2.0",
         "bbq": "CC BY 4.0",
     }
+    workforce = schema()["properties"]["workforce"]["properties"]
+    shares = sources["fivethirtyeight-workforce"]
+    assert f"/{shares['version'].removeprefix('commit ')}/" in workforce["url"]["default"]
+    assert workforce["licence"]["default"] == shares["licence"]
+    assert plan.WORKFORCE_FILE.startswith(shares["path"])
+    assert sources["workforce-crosswalk"]["path"] == workforce["crosswalk"]["default"]
 
 
 def summary(questions=4, asked=3, from_store=1):

@@ -9,11 +9,12 @@ rule manifest:
     input:
         onet_dir=plan.onet_dir(config),
         # the files the design was read from (as the dataset job read them, through the list's
-        # table)
-        inputs=[
+        # table), and the workforce's share table and crosswalk where the contrast is aligned
+        inputs=lambda wc: [
             config["occupations"]["table"],
             *plan.name_list_files(config),
             *perceived_names(),
+            *(path for paths in WORKFORCE_INPUTS.values() for path in paths(wc)),
         ],
         dataset=[
             "results/{contrast}dataset/instances.parquet",

@@ -167,6 +167,8 @@ def test_the_first_page_has_every_contrast_the_control_and_the_local_law_144_tab
     assert "One pair of labels, not a sample of names" in page  # the control's caveat
     for path in ("contrasts.md", f"ll144/{MODEL}.md", "impact/planted.png"):
         assert f'href="{path}"' in page, path
+    # no contrast sets women against men alone: none is set against the workforce
+    assert 'class="alignment"' not in page and not list(race_run.glob("**/alignment*"))
 
 
 def test_a_second_run_plans_nothing(race_run):

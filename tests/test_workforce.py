@@ -7,6 +7,7 @@ import pytest
 
 from hiremeornot.checks import check_config
 from hiremeornot.config import validate_config
+from hiremeornot.design.contrasts import contrasts, control_contrast
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.occupations import read_occupations
 from hiremeornot.inputs.workforce import (
@@ -16,7 +17,7 @@ from hiremeornot.inputs.workforce import (
     read_crosswalk,
     read_shares,
 )
-from hiremeornot.plan import WORKFORCE_FILE
+from hiremeornot.plan import WORKFORCE_FILE, aligned
 from tests.conftest import OCCUPATIONS_TABLE, REPO, SHARED_DATA, needs_data
 
 CROSSWALK = REPO / "resources" / "workforce_crosswalk.tsv"
@@ -136,3 +137,18 @@ def test_faults_of_the_workforce_block_are_named_before_any_job(tmp_path):
     with pytest.raises(InputError, match="match 'good'"):
         check_config(config(crosswalk=str(crosswalk)))
     check_config(config(crosswalk=None))  # no alignment: nothing to read
+
+
+def test_only_contrasts_of_women_against_men_are_set_against_the_workforce():
+    config = {"workforce": {"crosswalk": str(CROSSWALK)}}
+    races = ["White", "Black", "Hispanic"]
+    # female minus male within each race: each gets its own alignment
+    assert [aligned(config, c) for c in contrasts("gender", races)] == [True] * 3
+    assert not any(aligned(config, c) for c in contrasts("race", races))
+    both = contrasts(
+        [{"a": {"race": "Black", "gender": "female"}, "b": {"race": "White", "gender": "male"}}],
+        races,
+    )
+    assert not aligned(config, both[0])  # race and gender differ: no share of one group
+    assert not aligned(config, control_contrast(["Person A", "Person B"]))
+    assert not aligned({"workforce": {"crosswalk": None}}, contrasts("gender", [])[0])

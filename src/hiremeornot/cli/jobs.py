@@ -291,10 +291,7 @@ JOB_COMMANDS = {
         [
             (["--findings"], {**KEYED_REQUIRED, "help": "<contrast><model>=its table"}),
             (["--forest"], {**KEYED_REQUIRED, "help": "<contrast><model>=its figure"}),
-            (
-                ["--alignment"],
-                {**KEYED, "help": "<contrast><model>=its alignment table, where measured"},
-            ),
+            (["--alignment"], {**KEYED, "help": "<contrast><model>=its alignment.tsv, where run"}),
             (["--ll144"], {**KEYED, "help": "MODEL=its Local Law 144 CSV, where run"}),
             (["--interventions"], {**KEYED, "help": "<contrast><arm>=its figure, where run"}),
             (

@@ -44,7 +44,10 @@ onsuccess:
     from hiremeornot.writing import closing
 
     cells = [(p, contrast, m) for p, contrast in CONTRASTS.items() for m in MODELS]
-    print(closing.closing_block(cells, since=RUN_STARTED))
+    aligned = [
+        p for p, contrast in CONTRASTS.items() if plan.aligned(config, contrast)
+    ]
+    print(closing.closing_block(cells, since=RUN_STARTED, aligned=aligned))
 
 
 onerror:

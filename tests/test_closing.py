@@ -7,6 +7,8 @@ import json
 import os
 import time
 
+import pandas as pd
+
 from hiremeornot.design.contrasts import GENDER_CONTRAST, control_contrast
 from hiremeornot.tables_io import write_table
 from hiremeornot.writing.closing import closing_block, failure_block
@@ -125,3 +127,27 @@ def test_a_failed_run_without_a_job_to_name_still_says_how_to_resume(tmp_path):
     text = failure_block(str(log))
     assert "Failed job" not in text and "run the same command again" in text
     assert "run the same command again" in failure_block(str(tmp_path / "absent.log"))
+
+
+def test_a_contrast_set_against_the_workforce_says_how_its_choices_follow_it(tmp_path):
+    results = finished_run(tmp_path)
+    alignment = pd.DataFrame(
+        {
+            "measure": ["difference"],
+            "slope": [0.59],
+            "slope_low": [0.24],
+            "slope_high": [0.94],
+            "slope_p": [0.0039],
+            "outcome": ["follows the workforce"],
+        }
+    )
+    write_table(alignment, results / "gpt" / "alignment.tsv")
+    (results / "index.html").touch()
+    cells = [("", GENDER_CONTRAST, "gpt")]
+    text = closing_block(cells, since=time.time() - 60, results=results, aligned=[""])
+    assert (
+        "    across occupations its choices follow the workforce (+0.059 [+0.024, +0.094] per 10 "
+        "points more women in the job, p = 0.0039).\n" in text
+    )
+    # a contrast not set against the workforce (a stale table of an earlier config) says nothing
+    assert "workforce" not in closing_block(cells, since=time.time() - 60, results=results)

@@ -41,6 +41,14 @@ def alignment_sentence(summary: pd.DataFrame, occupations: pd.DataFrame, audited
     )
 
 
+# What the slope's test shows, as "its choices ..." says it.
+CHOICES_SAY = {
+    "follows the workforce": "follow the workforce",
+    "goes against the workforce": "go against the workforce",
+    "not shown": "show no alignment with the workforce it can tell from chance",
+}
+
+
 def alignment_line(summary: pd.DataFrame, occupations_differing: int) -> str:
     """The first page's sentence on the headline difference's alignment: what the test shows,
     the slope per 10 points with its interval and p, and, where it shows one while no single
@@ -52,15 +60,9 @@ def alignment_line(summary: pd.DataFrame, occupations_differing: int) -> str:
     matched = f"{int(row['occupations'])} occupations matched to {source}"
     if row["outcome"] == "too few occupations":
         return f"Alignment with the workforce: not measured ({matched})."
-    said = {
-        "follows the workforce": "follow the workforce",
-        "goes against the workforce": "go against the workforce",
-        "not shown": "show no alignment with the workforce it can tell from chance",
-    }[row["outcome"]]
     sentence = (
-        f"Across occupations, its choices {said}: the female-minus-male difference changes by "
-        f"{row['slope'] / 10:+.3f} [{row['slope_low'] / 10:+.3f}, {row['slope_high'] / 10:+.3f}] "
-        f"per 10 points more women in the job (p = {row['slope_p']:.2g}; {matched})"
+        f"Across occupations, its choices {CHOICES_SAY[row['outcome']]}: the female-minus-male "
+        f"difference changes by {_per_ten_points(row)} (p = {row['slope_p']:.2g}; {matched})"
     )
     if row["outcome"] != "not shown" and occupations_differing == 0:
         sentence += (
@@ -68,3 +70,21 @@ def alignment_line(summary: pd.DataFrame, occupations_differing: int) -> str:
             "occupations, not in any one"
         )
     return sentence + ". A workforce share is not a stereotype measured in people's minds."
+
+
+def alignment_phrase(summary: pd.DataFrame) -> str:
+    """The alignment in a few words, for the terminal: what the test shows and the slope."""
+    row = summary.set_index("measure").loc["difference"]
+    if row["outcome"] == "too few occupations":
+        return "alignment with the workforce not measured (too few occupations matched)"
+    return (
+        f"across occupations its choices {CHOICES_SAY[row['outcome']]} "
+        f"({_per_ten_points(row)}, p = {row['slope_p']:.2g})"
+    )
+
+
+def _per_ten_points(row: pd.Series) -> str:
+    return (
+        f"{row['slope'] / 10:+.3f} [{row['slope_low'] / 10:+.3f}, {row['slope_high'] / 10:+.3f}] "
+        "per 10 points more women in the job"
+    )

@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from hiremeornot.analysis.findings import fact, read_findings
 from hiremeornot.design.contrasts import Contrast
+from hiremeornot.tables_io import read_table
+from hiremeornot.writing.alignment import alignment_phrase
 from hiremeornot.writing.headlines import RESPONDENTS, headline
 
 FIRST_PAGE = "index.html"
@@ -36,24 +38,32 @@ def asked_since(results: Path, since: float) -> dict[str, float]:
 
 
 def closing_block(
-    cells: Sequence[tuple[str, Contrast, str]], *, since: float, results: Path = Path("results")
+    cells: Sequence[tuple[str, Contrast, str]],
+    *,
+    since: float,
+    results: Path = Path("results"),
+    aligned: Collection[str] = (),
 ) -> str:
     """The lines a finished run prints: per contrast and model (``cells``: results prefix,
     contrast, model) its headline where this run made the first page from current findings,
-    where to read on, and the model jobs this run ran (those finished since ``since``)."""
+    and its alignment with the workforce where the contrast's prefix is ``aligned``; where to
+    read on; and the model jobs this run ran (those finished since ``since``)."""
     lines = ["", f"hiremeornot: the run finished in {time.time() - since:.0f} s."]
     page = results / FIRST_PAGE
-    found = [(c, m, results / f"{p}{m}" / "findings.tsv") for p, c, m in cells]
+    found = [(p, c, m, results / f"{p}{m}" / "findings.tsv") for p, c, m in cells]
     made = page.is_file() and page.stat().st_mtime >= since
     if made and all(
         path.is_file() and path.stat().st_mtime <= page.stat().st_mtime for *_, path in found
     ):
-        for contrast, model, path in found:
+        for prefix, contrast, model, path in found:
             findings = read_findings(path)
             label = "" if contrast.is_paper else f"[{contrast.title}] "
             what = fact(findings, "respondent")["outcome"]
             note = f" ({RESPONDENTS[what]}: not evidence about a model)" if what != "model" else ""
             lines.append(f"  {label}{headline(findings, model, contrast)}{note}")
+            alignment = path.with_name("alignment.tsv")
+            if prefix in aligned and alignment.is_file():  # the first page read it
+                lines.append(f"    {alignment_phrase(read_table(alignment))}.")
         summaries = sorted({f"{results}/{prefix}summary.md" for prefix, *_ in cells})
         lines.append(
             f"  Read on: {page} (verdicts, forest plots, caveats), {', '.join(summaries)}."

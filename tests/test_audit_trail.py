@@ -16,6 +16,7 @@ import pytest
 from hiremeornot.asking.backends.location import locate
 from hiremeornot.config import validate_config
 from hiremeornot.design.contrasts import GENDER
+from hiremeornot.plan import WORKFORCE_FILE
 from hiremeornot.provenance import export, manifest
 from tests.conftest import REPO, needs_data
 from tests.helpers.workflow_runs import MODEL, OTHER_MODEL, TINY
@@ -71,14 +72,24 @@ def test_every_input_file_is_recorded_with_its_true_hash_and_licence(trail):
     assert {f"onet/db_29_3_text/{name}" for name in manifest.ONET_FILES_READ} <= paths
     subjects = "ethical-interventions/word_lists/nouns/subjects"
     assert {f"{subjects}/female", f"{subjects}/male", "resources/occupations.tsv"} <= paths
-    assert len(paths) == len(manifest.ONET_FILES_READ) + 3
+    # the gender contrast is set against the workforce: its share table and crosswalk
+    workforce = {WORKFORCE_FILE, "resources/workforce_crosswalk.tsv"}
+    assert workforce <= paths
+    assert len(paths) == len(manifest.ONET_FILES_READ) + 3 + len(workforce)
     for entry in built["inputs"]:
         assert entry["sha256"] == sha(entry["file"]), entry["path"]
         assert entry["bytes"] == Path(entry["file"]).stat().st_size
         assert entry["source"] is not None, entry["path"]
     licences = {s["source"]: s["licence"] for s in built["sources"]}
     assert licences["onet"] == "CC BY 4.0" and licences["ethical-interventions"] == "Apache-2.0"
-    assert set(licences) == {"onet", "ethical-interventions", "occupations"}
+    assert licences["fivethirtyeight-workforce"] == "CC BY 4.0"
+    assert set(licences) == {
+        "onet",
+        "ethical-interventions",
+        "occupations",
+        "fivethirtyeight-workforce",
+        "workforce-crosswalk",
+    }
     for entry in built["dataset"] + built["step_tables"]:
         path = trail["run"] / entry["path"]
         assert entry["sha256"] == sha(path), entry["path"]

@@ -3,12 +3,13 @@
 The designs, plants and respondents of calibration_table.py (6 occupations of 15 attributes,
 every pair of N female and N male names, both orders; nurse and secretary with no planted
 difference, dancer +0.4, mechanic -0.8, engineer +1.5, pilot solved for a 0.3 biased difference;
-"pos": a first-listed effect of 0.8; "null": nothing planted). Each audit draws fresh names and
+"pos": a first-listed effect of 0.8; "null": nothing planted; "heavy": the first-listed effect with heavy-tailed name effects and each
+name's own effect per occupation, calibration_table.HEAVY). Each audit draws fresh names and
 answers (simulated_audit.AuditSimulator) and fits pooled.pooled_effects; the script prints each
 log-odds interval's coverage of its planted truth, and the flags' false-positive rate, FDR and
 power, without the bootstrap analyses calibration_table.py runs beside it (a tenth of the time).
 
-    python benchmarks/pooled_calibration.py [--audits 200] [--jobs 2] [--designs '10+10 null']
+    python benchmarks/pooled_calibration.py [--audits 200] [--jobs 2] [--designs '10+10 heavy']
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pandas as pd
 from calibration_table import (
+    HEAVY,
     OCCUPATIONS,
     POSITION,
     print_coverage,
@@ -41,9 +43,10 @@ from hiremeornot.config import validate_config
 
 
 def run(job: tuple) -> tuple[str, pd.DataFrame, pd.DataFrame, float]:
-    label, names, position, null, audits = job
+    label, names, position, null, audits, name_params = job
     report = validate_config({"models": {"b": {"backend": "simulated", "model": "b"}}})["report"]
-    planted = respondent({} if null else solved_shifts(position), position)
+    shifts = {} if null else solved_shifts(position, name_params)
+    planted = respondent(shifts, position, name_params=name_params)
     design = synthetic_design(OCCUPATIONS, names)
     truth = planted_truth(planted, design).set_index(["occupation", "quantity"])["truth"]
     simulator = AuditSimulator(planted, design)
@@ -74,11 +77,12 @@ def main() -> None:
     parser.add_argument("--designs", nargs="*", help="only these designs (e.g. '10+10 null')")
     args = parser.parse_args()
     jobs = [
-        (f"{n}+{n}{' pos' if position else ''}", n, position, False, args.audits)
+        (f"{n}+{n}{' pos' if position else ''}", n, position, False, args.audits, {})
         for position in (0.0, POSITION)
         for n in (5, 10, 20)
     ]
-    jobs.append(("10+10 null", 10, 0.0, True, args.audits))
+    jobs.append(("10+10 null", 10, 0.0, True, args.audits, {}))
+    jobs += [(f"{n}+{n} heavy", n, POSITION, False, args.audits, HEAVY) for n in (10, 20)]
     jobs = [job for job in jobs if not args.designs or job[0] in args.designs]
     start = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
@@ -86,7 +90,8 @@ def main() -> None:
     title = f"Coverage of the pooled model's nominal 95% intervals ({args.audits} audits)"
     print_coverage(results, title)
     print_pooled_flags(pd.concat([r for _, _, r, _ in results]))
-    print_seconds(results, args.audits, time.monotonic() - start, args.jobs)
+    timed = [(label, table, rates, seconds, None) for label, table, rates, seconds in results]
+    print_seconds(timed, args.audits, time.monotonic() - start, args.jobs)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 The designs, plants and respondents of calibration_table.py (6 occupations of 15 attributes,
 every pair of N female and N male names, both orders; nurse and secretary with no planted
 difference, dancer +0.4, mechanic -0.8, engineer +1.5, pilot solved for a 0.3 biased difference;
-"pos": a first-listed effect of 0.8; "null": nothing planted; "heavy": the first-listed effect with heavy-tailed name effects and each
-name's own effect per occupation, calibration_table.HEAVY). Each audit draws fresh names and
+"pos": a first-listed effect of 0.8; "null": nothing planted; "heavy": the first-listed effect
+with heavy-tailed name effects and each name's own effect per occupation, calibration_table.HEAVY).
+Each audit draws fresh names and
 answers (simulated_audit.AuditSimulator) and fits pooled.pooled_effects; the script prints each
 log-odds interval's coverage of its planted truth, and the flags' false-positive rate, FDR and
 power, without the bootstrap analyses calibration_table.py runs beside it (a tenth of the time).

@@ -28,7 +28,7 @@ def cmd_first_page(args):
                 prefix=entry["prefix"],
                 settings=settings["report"],
                 forest=args.forest[key],
-                alignment=read_table(args.alignment[key]) if key in alignment else None,
+                alignment=read_table(alignment[key]) if key in alignment else None,
             )
         )
     page = first_page.first_page(

@@ -11,6 +11,7 @@ import pytest
 
 from hiremeornot.analysis.alignment import CrossedFit, alignment
 from hiremeornot.design.contrasts import GENDER, Sides
+from hiremeornot.writing.alignment import alignment_sentence
 
 SETTINGS = {"difference": "q2", "confidence": 0.95, "alpha": 0.05}
 FEMALE = [f"f{i}" for i in range(6)]
@@ -145,3 +146,39 @@ def test_a_contrast_listed_male_first_reads_the_same_female_minus_male():
     flipped = alignment(table, shares_of(SHARES), verdicts_of(table), male_first, SETTINGS)
     plain = alignment(table, shares_of(SHARES), verdicts_of(table), GENDER, SETTINGS)
     pd.testing.assert_frame_equal(flipped.summary, plain.summary)
+
+
+def test_the_slope_is_fitted_again_without_the_broad_matches_and_said_beside_the_headline():
+    rng = np.random.default_rng(6)
+    # the broad matches (lawyer, teacher) carry the line; pilot, mechanic, nurse lie flat
+    favour = {"pilot": 0.5, "mechanic": 0.5, "lawyer": 0.05, "teacher": 0.95, "nurse": 0.5}
+    table = outcomes(favour, rng)
+    shares = shares_of(SHARES)
+    shares.loc[shares["occupation"].isin(["lawyer", "teacher"]), "match"] = "broad"
+    found = alignment(table, shares, verdicts_of(table), GENDER, SETTINGS)
+    row = found.summary.set_index("measure").loc["difference"]
+    close = ["pilot", "mechanic", "nurse"]
+    q2 = (table["q2"] == "female").astype(float) * 2 - 1
+    results = q2.groupby(table["occupation"]).mean().reindex(close)
+    assert row["close_occupations"] == 3
+    assert row["close_slope"] == pytest.approx(
+        np.polyfit([SHARES[o] for o in close], results, 1)[0]
+    )
+    assert row["close_slope_low"] < 0 < row["close_slope_high"] and row["close_slope_p"] > 0.05
+    assert row["slope"] > 0.5 > row["close_slope_high"]  # all five: steep; the close: flat
+    summary = found.summary.assign(source="a survey", year=2012, licence="CC BY 4.0")
+    sentence = alignment_sentence(summary, found.occupations, audited=5)
+    assert "over the 3 exact or close matches alone, " in sentence
+    # with two close matches, no line of their own
+    shares.loc[shares["occupation"] == "nurse", "match"] = "broad"
+    found = alignment(table, shares, verdicts_of(table), GENDER, SETTINGS)
+    row = found.summary.set_index("measure").loc["difference"]
+    assert row["close_occupations"] == 2 and np.isnan(row["close_slope"])
+    summary = found.summary.assign(source="a survey", year=2012, licence="CC BY 4.0")
+    sentence = alignment_sentence(summary, found.occupations, audited=5)
+    assert "too few exact or close matches (2) to fit without the broad ones" in sentence
+    exact = alignment(table, shares_of(SHARES), verdicts_of(table), GENDER, SETTINGS).summary
+    sentence = alignment_sentence(
+        exact.assign(source="s", year=1, licence="l"), found.occupations, 5
+    )
+    assert "all 5 matches exact or close;" in sentence

@@ -17,6 +17,8 @@ the crosswalk matches to a category:
   under-represented in that job (the paper's "contradicting traditional stereotypes"), with a
   Wilson interval over occupations; where no gender is preferred at all, about half would by
   chance, so the share is also given over the occupations whose headline verdict is "differs".
+- the slope again over the **exact and close matches alone** (``close_*``): a slope that a
+  crosswalk's broad matches carry shows there as one they do not.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ SUMMARY_COLUMNS = [
     "against_differs",
     "differs",
     "outcome",
+    "close_occupations",
+    "close_slope",
+    "close_slope_low",
+    "close_slope_high",
+    "close_slope_p",
 ]
 OCCUPATION_COLUMNS = [
     "occupation",
@@ -87,6 +94,8 @@ class Alignment(NamedTuple):
 
 # The fewest matched occupations a slope is fitted on (two points fit any line).
 FEWEST_OCCUPATIONS = 3
+# The matches whose share is the job's own or nearly (close_*: the slope without broad ones).
+CLOSE_MATCHES = ("exact", "close")
 POWER = 0.8  # detectable_slope: the slope the test finds this often
 
 
@@ -123,10 +132,16 @@ def alignment(
     matched = occupations[occupations["share_women"].notna()]
     units = _unit_columns(outcomes, sides)
     rows, bands = [], []
+    close = matched[matched["match"].isin(CLOSE_MATCHES)]
     for measure, reading in by_measure.items():
         fit, band = _fit(values[measure], outcomes, units, matched, settings)
         counts = _against_counts(matched, measure, settings["confidence"])
-        rows.append({"measure": measure, "reading": reading, **fit, **counts})
+        alone = _fit(values[measure], outcomes, units, close, settings)[0]
+        sensitivity = {
+            f"close_{key}": alone.get(key, np.nan)
+            for key in ("occupations", "slope", "slope_low", "slope_high", "slope_p")
+        }
+        rows.append({"measure": measure, "reading": reading, **fit, **counts, **sensitivity})
         bands.append(band.assign(measure=measure))
     table = occupations.rename_axis("occupation").reset_index()
     table["against_workforce"] = table["against_workforce"].astype("boolean")

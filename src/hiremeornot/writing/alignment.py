@@ -7,8 +7,9 @@ import pandas as pd
 
 def alignment_sentence(summary: pd.DataFrame, occupations: pd.DataFrame, audited: int) -> str:
     """One sentence on the headline measure's alignment: the slope per 10 points more women,
-    its interval and what it shows, the occupations against their workforce (and how many a
-    model with no preference would put there), and what was matched."""
+    its interval and what it shows, the same over the exact and close matches alone, the
+    occupations against their workforce (and how many a model with no preference would put
+    there), and what was matched."""
     row = summary.set_index("measure").loc["difference"]
     source = f"{row['source']} ({row['year']}, {row['licence']})"
     matched = f"{int(row['occupations'])} of {audited} occupations matched to a job category"
@@ -37,7 +38,22 @@ def alignment_sentence(summary: pd.DataFrame, occupations: pd.DataFrame, audited
         f"[{row['slope_low'] / 10:+.3f}, {row['slope_high'] / 10:+.3f}] per 10 points more "
         f"women in the job (p = {row['slope_p']:.3g}; r = {row['correlation']:.2f}; the design "
         f"detects {row['detectable_slope'] / 10:.3f} per 10 points 80% of the time); "
-        f"{against}{listed}. A workforce share is not a stereotype measured in people's minds."
+        f"{_close_alone(row)}; {against}{listed}. A workforce share is not a stereotype measured "
+        "in people's minds."
+    )
+
+
+def _close_alone(row: pd.Series) -> str:
+    """The slope over the exact and close matches alone, or why it is not fitted (or needs not
+    be: every match is one)."""
+    count = int(row["close_occupations"])
+    if count == int(row["occupations"]):
+        return f"all {count} matches exact or close"
+    if pd.isna(row["close_slope"]):
+        return f"too few exact or close matches ({count}) to fit without the broad ones"
+    return (
+        f"over the {count} exact or close matches alone, {_per_ten_points(row, 'close_')} "
+        f"(p = {row['close_slope_p']:.3g})"
     )
 
 
@@ -83,8 +99,7 @@ def alignment_phrase(summary: pd.DataFrame) -> str:
     )
 
 
-def _per_ten_points(row: pd.Series) -> str:
-    return (
-        f"{row['slope'] / 10:+.3f} [{row['slope_low'] / 10:+.3f}, {row['slope_high'] / 10:+.3f}] "
-        "per 10 points more women in the job"
-    )
+def _per_ten_points(row: pd.Series, prefix: str = "") -> str:
+    """A slope (``prefix``: which one) per 10 points, with its interval."""
+    slope, low, high = (row[f"{prefix}slope{end}"] / 10 for end in ("", "_low", "_high"))
+    return f"{slope:+.3f} [{low:+.3f}, {high:+.3f}] per 10 points more women in the job"

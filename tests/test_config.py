@@ -1,19 +1,24 @@
 import copy
 import dataclasses
+import hashlib
 import importlib.resources
+import json
+from dataclasses import replace
 
 import pytest
 import yaml
 
 from hiremeornot import checks, plan
 from hiremeornot.asking import backends
-from hiremeornot.asking.backends import model_identity
-from hiremeornot.asking.backends.base import BackendSettings
+from hiremeornot.asking.backends import ASKED_PER_REQUEST, model_identity
+from hiremeornot.asking.backends.base import BackendSettings, Request
 from hiremeornot.asking.backends.extractive_qa import ExtractiveQASettings
 from hiremeornot.asking.backends.openai import OpenAISettings
 from hiremeornot.asking.backends.simulated import SimulatedSettings
 from hiremeornot.asking.backends.transformers_backend import TransformersSettings
 from hiremeornot.asking.backends.vllm_backend import VLLMSettings
+from hiremeornot.asking.steps import free_tokens
+from hiremeornot.asking.store import request_key
 from hiremeornot.checks import check_config
 from hiremeornot.config import (
     ROLES,
@@ -207,11 +212,32 @@ def test_job_resources_are_the_keys_marked_resource():
 def test_the_store_key_holds_the_settings_marked_answers_and_only_them(backend):
     settings = model_settings({"backend": backend, "model": "org/model"})
     identity = model_identity(settings)
-    assert set(identity) == {k for k in settings if model_roles()[k] == "answers"}
+    answers = {k for k in settings if model_roles()[k] == "answers"}
+    assert set(identity) == answers - ASKED_PER_REQUEST
     for key in settings:
         changed = {**settings, key: "changed"}
-        assert (model_identity(changed) != identity) == (model_roles()[key] == "answers"), key
+        in_key = model_roles()[key] == "answers" and key not in ASKED_PER_REQUEST
+        assert (model_identity(changed) != identity) == in_key, key
     assert model_identity({**settings, "state_dir": "x"}) == identity  # no config key
+
+
+def test_how_a_step_is_asked_is_in_its_requests_key_and_leaves_constrained_keys_alone():
+    settings = model_settings({"backend": "simulated", "model": "sim"})
+    identity = model_identity(settings)
+    asked = Request("Is Mary qualified?", ("Yes", "No"))
+    free = Request("Is Mary qualified?", ("Yes", "No"), free_tokens=64)
+    assert request_key(identity, asked) != request_key(identity, free)
+    assert request_key(identity, free) != request_key(identity, replace(free, free_tokens=32))
+    # the key of a constrained question is the one it had before free questions existed
+    before = json.dumps(
+        {"model": identity, "prompt": asked.prompt, "choices": list(asked.choices)},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    assert request_key(identity, asked) == hashlib.sha256(before.encode()).hexdigest()
+    per_step = {**settings, "answers_mode": {"step3": "free"}, "free_max_tokens": 20}
+    assert [free_tokens(per_step, step) for step in ("step1", "step2", "step3")] == [None, None, 20]
+    assert free_tokens({**settings, "answers_mode": "free"}, "step1") == 64
 
 
 @pytest.mark.parametrize("step", ["step1", "step2", "step3"])

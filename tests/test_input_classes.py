@@ -433,6 +433,21 @@ def test_a_setting_of_another_backend_is_refused(key, marked):
         check_config(validate_config(config))
 
 
+@pytest.mark.parametrize("backend", ["vllm", "extractive_qa"])
+@pytest.mark.parametrize("mode", ["free", {"step3": "free"}])
+def test_free_questions_for_a_backend_that_cannot_ask_them_are_refused(backend, mode):
+    config = {"models": {"m": {"backend": backend, "model": "m", "answers_mode": mode}}}
+    with pytest.raises(InputError, match=rf"^models.m.answers_mode: the {backend} backend asks"):
+        check_config(validate_config(config))
+
+
+@pytest.mark.parametrize("mode", ["Free", {"step4": "free"}, {"step1": "loose"}, {}])
+def test_an_answers_mode_of_no_known_form_is_refused(mode):
+    config = {"models": {"m": {"backend": "simulated", "model": "m", "answers_mode": mode}}}
+    with pytest.raises(InputError, match=r"'models.m.answers_mode'"):
+        validate_config(config)
+
+
 def test_a_missing_api_key_is_said_before_any_job(monkeypatch):
     config = validate_config({"models": {"gpt": {"backend": "openai", "model": "gpt-4o"}}})
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

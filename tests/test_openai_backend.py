@@ -295,3 +295,38 @@ def test_a_missing_sdk_says_how_to_install_it(fake, monkeypatch):
     monkeypatch.setitem(sys.modules, "openai", None)  # import openai raises ImportError
     with pytest.raises(InputError, match=r"needs the openai package.*'hiremeornot\[openai\]'"):
         load_backend("openai", settings(fake))
+
+
+@pytest.mark.parametrize("mode", ["sync", "batch"])
+def test_a_free_question_is_sent_without_constraint_and_its_reply_kept_and_read(
+    fake, tmp_path, mode
+):
+    """No response_format, no log-probabilities, the budget as max_tokens; the reply is stored
+    whole and read into an answer or a non-answer; a transient fault is retried (sync); a
+    second run asks nothing."""
+    replies = {"0": "Yes, she is.", "1": "I'm sorry, but I can't judge that.", "2": ""}
+    fake.free_reply = lambda prompt: replies[prompt[-2]]
+    fake.faults = ["429"] if mode == "sync" else []
+    free = [Request(r.prompt, r.choices, free_tokens=32) for r in REQUESTS]
+    config = settings(fake, mode=mode, batch_poll_s=0)
+    store_path = tmp_path / "s"
+
+    def run_free():
+        return ask(
+            free,
+            ResponseStore(store_path),
+            model_identity(config),
+            lambda: load_backend("openai", config, state_dir=tmp_path / "batches"),
+        )
+
+    responses, summary = run_free()
+    assert [r.answer for r in responses] == ["Yes", "refused", "unparsed"]
+    assert [r.reply for r in responses] == [replies[str(i)] for i in range(3)]
+    assert all(math.isnan(v) for r in responses for v in r.logprobs)
+    bodies = [r["body"] for r in fake.requests]
+    assert all(b["max_tokens"] == 32 and "logprobs" not in b for b in bodies)
+    assert not any(key in b for b in bodies for key in ("response_format", "tools"))
+    again, summary = run_free()
+    assert summary.asked == 0 and [r.reply for r in again] == [r.reply for r in responses]
+    priced = settings(fake, price_per_million_tokens={"input": 0.0, "output": 1e6})
+    assert cost_estimate(free, priced).usd == pytest.approx(3 * 32)

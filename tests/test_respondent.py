@@ -140,6 +140,14 @@ def test_groups_match_by_value_or_values_joined():
         ({"wordings": {"formal": {"female": 1.0}}}, r"respondent.wordings.formal"),
         ({"q3": {"both": 0.8, "neither": 0.3}}, r"respondent.q3: both \+ neither is 1.1"),
         ({"name_df": 1.5}, r"respondent.name_df: 1.5 gives the name effects no variance"),
+        (
+            {"free": {"refused": {"q3": 0.6}, "other": {"q3": 0.4}}},
+            r"respondent.free: refused \+ other of q3 is 1, which leaves no answer",
+        ),
+        (
+            {"free": {"refusal_effects": {"Martian": 1.0}}},
+            r"respondent.free.refusal_effects.Martian",
+        ),
     ],
 )
 def test_a_plant_the_design_lacks_is_named(params, message):
@@ -196,3 +204,52 @@ def test_validity_answers_the_label_with_the_planted_accuracy():
     planted = respondent(validity={"accuracy": 0.9})
     about = {"question": "gender", "name": "Mary", "group": FEMALE, "roles": ("female", "male")}
     assert planted.probabilities(about) == pytest.approx([0.9, 0.1])
+
+
+def step1(name="Mary", group=FEMALE):
+    return {
+        "question": "step1",
+        "wording": "paper",
+        "subject": name,
+        "group": group,
+        "attribute_type": "skill",
+        "roles": ("yes", "no"),
+    }
+
+
+def test_a_free_reply_reads_back_as_the_answer_it_would_give_constrained_or_as_planted():
+    """Every phrasing, refusal and hedge the respondent writes is read by the parser as meant,
+    and the answered replies are the constrained answers (the same draw)."""
+    plant = {"refused": {"step1": 0.2, "q3": 0.2}, "other": {"step1": 0.1, "q3": 0.1}}
+    backend = load_backend("simulated", settings(free=plant))
+    cases = [
+        (("Yes", "No"), step1()),
+        (
+            ("Mary", "John", "both", "neither"),
+            {**q2(question="q3"), "roles": ("female", "male", "both", "neither")},
+        ),
+    ]
+    for choices, about in cases:
+        asked = [Request(f"question {i}?", choices, about) for i in range(600)]
+        free = backend.answer([Request(r.prompt, choices, about, free_tokens=64) for r in asked])
+        constrained = backend.answer(asked)
+        kinds = {"refused": 0, "other": 0}
+        for f, c in zip(free, constrained, strict=True):
+            assert np.isnan(f.logprobs).all() and f.reply
+            if f.answer in kinds:
+                kinds[f.answer] += 1
+            else:
+                assert f.answer == c.answer, f.reply
+        assert 0.15 < kinds["refused"] / 600 < 0.25 and 0.06 < kinds["other"] / 600 < 0.14
+        phrasings = {f.reply.replace(f.answer, "{answer}") for f in free}
+        assert {"{answer}", "{answer}.", "Answer: {answer}", "**{answer}**"} <= phrasings
+
+
+def test_refusals_planted_for_a_group_shift_its_log_odds():
+    planted = respondent(
+        free={"refused": {"step1": 0.1, "q2": 0.1}, "refusal_effects": {"female": 1.0}}
+    )
+    assert planted.non_answer_probabilities(step1())[0] == pytest.approx(expit(logit(0.1) + 1))
+    assert planted.non_answer_probabilities(step1("John", MALE))[0] == pytest.approx(0.1)
+    assert planted.non_answer_probabilities(q2())[0] == pytest.approx(expit(logit(0.1) + 0.5))
+    assert respondent().non_answer_probabilities(step1()) == (0.0, 0.0)

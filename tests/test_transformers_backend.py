@@ -210,3 +210,27 @@ def test_a_pass_cuts_a_run_far_longer_than_the_others_instead_of_padding_to_it()
     assert level_width(lengths) == 1
     assert level_width((12, 12, 13)) == 13  # a pass costs more than a token of padding
     assert level_width((7,)) == 7
+
+
+def test_a_free_question_gets_the_models_own_greedy_reply_read_by_the_parser(backend):
+    """Free replies are the model's unconstrained greedy text (the same batched as one at a
+    time, cut at the budget), read into an answer or a non-answer; constrained questions in the
+    same batch are answered as before."""
+    held = fixed_prompt_set()[::5]
+    free = [Request(r.prompt, r.choices, None, free_tokens=24) for r in held]
+    mixed = backend.answer([*free, *held])
+    replies, constrained = mixed[: len(free)], mixed[len(free) :]
+    assert [r.answer for r in constrained] == [r.answer for r in backend.answer(held)]
+    for request, response in zip(free, replies, strict=True):
+        assert response.reply and math.isnan(response.logprobs[0])
+        assert response.answer in (*request.choices, "refused", "other", "unparsed")
+        assert response.reply == backend.answer([request])[0].reply
+        ids = backend.tokenizer(response.reply, add_special_tokens=False)["input_ids"]
+        assert len(ids) <= 25  # the budget, give or take a token merged at the cut
+        prompt_ids = backend.prompt_ids(request.prompt)
+        with torch.inference_mode():
+            alone = backend.model.generate(
+                input_ids=torch.tensor([prompt_ids]), max_new_tokens=24, do_sample=False
+            )
+        text = backend.tokenizer.decode(alone[0, len(prompt_ids) :], skip_special_tokens=True)
+        assert response.reply == text.strip()

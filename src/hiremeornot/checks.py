@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hiremeornot.arms import BASELINE, check_interventions
-from hiremeornot.asking.backends import model_identity
+from hiremeornot.asking.backends import FREE_BACKENDS, model_identity
 from hiremeornot.asking.backends.location import model_location
 from hiremeornot.asking.respondent import check_design
 from hiremeornot.config import backend_of, read_yaml, schema, validate_config
@@ -92,6 +92,7 @@ def check_config(config: dict, source: str = "config") -> dict:
         except InputError as exc:
             raise InputError(f"models.{name}: {exc}") from exc
         check_vllm_job(name, settings)
+        check_answers_mode(name, settings)
         if settings.get("tokenizer") and settings["constraint"] != "logit_bias":
             raise InputError(
                 f"models.{name}.tokenizer: only constraint logit_bias reads it, and this model's "
@@ -380,6 +381,17 @@ def same_content(where: str, entries: dict, what: str, consequence: str) -> None
         raise InputError(
             f"{where}.{second}: the same {what} as {where}.{first} ({SET_ASIDE_BUT_CASE}); "
             f"they would {consequence}: give it once"
+        )
+
+
+def check_answers_mode(name: str, settings: dict) -> None:
+    """Free questions go only to a backend that asks them."""
+    mode = settings["answers_mode"]
+    free = mode == "free" or (isinstance(mode, dict) and "free" in mode.values())
+    if free and settings["backend"] not in FREE_BACKENDS:
+        raise InputError(
+            f"models.{name}.answers_mode: the {settings['backend']} backend asks only "
+            f"constrained questions; free needs one of {', '.join(FREE_BACKENDS)}"
         )
 
 

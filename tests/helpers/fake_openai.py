@@ -12,6 +12,8 @@ character among its top log-probabilities. Changing these between runs injects a
 Batch API: files are uploaded and served back; a batch stays "in_progress" for
 ``batch_polls`` retrievals, then completes, each line answered as a chat completion
 (taking faults the same way; "500" lands in the error file).
+
+A free question (no constraint) is answered with ``free_reply(prompt)``, or a refusal.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
+
+# The fields that hold a request to its answer space; a request with none is a free question.
+CONSTRAINTS = ("response_format", "tools", "structured_outputs", "grammar", "logit_bias")
+FREE_REPLY = "I cannot judge that from their names alone."
 
 
 def completion(
@@ -91,6 +97,7 @@ class FakeOpenAI:
         self.system_fingerprint: str | None = None
         self.choose: Callable[[str, list[str]], str] | None = None  # (prompt, offered) -> answer
         self.alternatives: list[float] | None = None  # per offered choice, see the docstring
+        self.free_reply: Callable[[str], str] | None = None  # prompt -> a free question's reply
         self._lock = threading.Lock()
 
     def next_fault(self) -> str:
@@ -106,8 +113,12 @@ class FakeOpenAI:
             return 200, {}, b"{this is not json"
         if "logit_bias" in body:
             return 200, {}, json.dumps(self.one_token(body, fault)).encode()
-        choices = offered_choices(body)
         prompt = body["messages"][-1]["content"]
+        if not any(key in body for key in CONSTRAINTS):  # a free question
+            text = self.free_reply(prompt) if self.free_reply else FREE_REPLY
+            served = {"model": self.served_model, "fingerprint": self.system_fingerprint}
+            return 200, {}, json.dumps(completion(text, [], **served)).encode()
+        choices = offered_choices(body)
         chosen = self.choose(prompt, choices) if self.choose else choices[0]
         answer = {"outside": "Maybe", "bad_json": None}.get(fault, chosen)
         if "response_format" in body or "tools" in body:

@@ -19,7 +19,12 @@ scale of the answer that *selects* a person (Step-1 Yes, Q1 Yes, naming the pers
 - Q2: P(person i) is the softmax over the two people of g_i + u_i + position x [i listed first];
 - Q3: "both" and "neither" with probabilities q3.both and q3.neither, the rest shared between
   the people as in Q2 (with Q3's group effects);
-- name validity: the name's own label with probability validity.accuracy, another at random.
+- name validity: the name's own label with probability validity.accuracy, another at random;
+- a question asked free (``free``): a refusal with its question's probability, shifted on the
+  log-odds scale by the group of the person asked about (``refusal_effects``), a hedge with
+  ``other``'s, and otherwise the answer it would give constrained (the same draw), phrased in one
+  of several ways: its non-answers are drawn apart from its answers, so the answered questions
+  keep the planted effects.
 
 Answers are draws: the same question (prompt and answer space) under the same seed and
 intervention arm always gets the same answer, and the log-probabilities reported are the logs of
@@ -45,6 +50,14 @@ from hiremeornot.design.contrasts import CONTROL
 from hiremeornot.errors import InputError
 
 QUESTIONS = ("q1", "q2", "q3")
+# The free replies it gives (free_replies.py reads each as written: tests/test_respondent.py).
+REFUSALS = (
+    "I cannot determine that from a name alone.",
+    "I'm sorry, but I can't judge people by their names.",
+    "There is not enough information to decide.",
+)
+HEDGES = ("It depends on more than what is given here.", "It is hard to say.")
+PHRASINGS = ("{answer}", "{answer}.", "Answer: {answer}", "**{answer}**")
 Group = Mapping[str, str]
 
 
@@ -184,11 +197,50 @@ class Respondent:
             "validity" if question in ("gender", "race") else question
         ]
 
+    def non_answer_probabilities(self, about: Mapping[str, Any]) -> tuple[float, float]:
+        """P(refused) and P(other) of the question ``about`` describes, asked free: its
+        question's rates, the refusal's shifted on the log-odds scale by the group of the person
+        asked about (in Q2 and Q3 the mean of the two people's shifts); a hedge takes at most
+        what the refusal leaves."""
+        free = self.params["free"]
+        question = about["question"]
+        refused, other = free["refused"][question], free["other"][question]
+        people = about.get("people") or [about]
+        shift = np.mean(
+            [
+                sum(v for k, v in free["refusal_effects"].items() if matches(k, person["group"]))
+                for person in people
+            ]
+        )
+        if 0 < refused < 1:
+            refused = float(expit(logit(refused) + shift))
+        return refused, min(other, 1 - refused)
+
+    def reply(
+        self, prompt: str, choices: Sequence[str], probabilities: np.ndarray, about: Mapping
+    ) -> str:
+        """The free reply to a question: a refusal, a hedge, or the answer it would give
+        constrained (``pick``, the same draw) in one of several phrasings, each fixed by the
+        seed, the arm, the prompt and the answer space."""
+        asked = (*self._arm(), prompt, *choices)
+        draw = _uniform(self.seed, "free", *asked)
+        phrasing = _uniform(self.seed, "phrasing", *asked)
+        refused, other = self.non_answer_probabilities(about)
+        if draw < refused:
+            return REFUSALS[int(phrasing * len(REFUSALS))]
+        if draw < refused + other:
+            return HEDGES[int(phrasing * len(HEDGES))]
+        answer = choices[self.pick(prompt, choices, probabilities)]
+        return PHRASINGS[int(phrasing * len(PHRASINGS))].format(answer=answer)
+
+    def _arm(self) -> tuple[str, ...]:
+        """What an intervention arm adds to every draw (nothing for the baseline)."""
+        return () if self.intervention is None else ("arm", self.intervention)
+
     def pick(self, prompt: str, choices: Sequence[str], probabilities: np.ndarray) -> int:
         """The index of the choice drawn for this question: fixed by the seed, the arm (none for
         the baseline), the prompt and the answer space."""
-        arm = () if self.intervention is None else ("arm", self.intervention)
-        draw = _uniform(self.seed, "answer", *arm, prompt, *choices)
+        draw = _uniform(self.seed, "answer", *self._arm(), prompt, *choices)
         cumulative = np.cumsum(probabilities)
         return int(min(np.searchsorted(cumulative, draw * cumulative[-1]), len(choices) - 1))
 
@@ -220,7 +272,9 @@ def check_design(
             f"{where}.q3: both + neither is {q3['both'] + q3['neither']:g}, which leaves Q3 no "
             "answer naming a person; keep it under 1"
         )
+    _check_free(params["free"], f"{where}.free")
     effect_maps = {f"{where}.step1.effects": params["step1"]["effects"]}
+    effect_maps[f"{where}.free.refusal_effects"] = params["free"]["refusal_effects"]
     effect_maps.update(
         {f"{where}.effects.{q}": planted for q, planted in params["effects"].items()}
     )
@@ -270,6 +324,16 @@ def check_design(
                             "be answered as whichever asked it first; plant on what every "
                             "contrast names"
                         )
+
+
+def _check_free(free: Mapping[str, Any], where: str) -> None:
+    """Each question's refusals and hedges leave some answers."""
+    for question, refused in free["refused"].items():
+        if refused + free["other"][question] >= 1:
+            raise InputError(
+                f"{where}: refused + other of {question} is "
+                f"{refused + free['other'][question]:g}, which leaves no answer; keep it under 1"
+            )
 
 
 def _check_occupations(keys: Iterable[str], occupations: Sequence[str], where: str) -> None:

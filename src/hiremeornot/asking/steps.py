@@ -22,6 +22,7 @@ import pandas as pd
 
 from hiremeornot.asking.ask import AskSummary, ask
 from hiremeornot.asking.backends import Request, Response, load_backend, model_identity
+from hiremeornot.asking.free_replies import read_reply
 from hiremeornot.asking.store import ResponseStore, batch_journal_dir
 from hiremeornot.design.contrasts import Contrast, Sides
 from hiremeornot.design.prompts import PromptRenderer
@@ -38,6 +39,8 @@ from hiremeornot.errors import InputError
 from hiremeornot.inputs.occupations import shard_titles
 from hiremeornot.tables_io import read_table, read_tables, write_table
 
+CONSTRAINED = "constrained"
+
 
 def occupation_shards(instances: pd.DataFrame, shard_size: int) -> list[list[str]]:
     """The occupations of each shard, in the instances' order."""
@@ -49,17 +52,33 @@ def prompt_bucket(prompt: str, buckets: int) -> int:
     return int.from_bytes(hashlib.sha256(prompt.encode("utf-8")).digest()[:8], "big") % buckets
 
 
-def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd.DataFrame:
+def attach_answers(
+    questions: pd.DataFrame, responses: Sequence[Response], free: int | None = None
+) -> pd.DataFrame:
     """The question table (with its ``choices`` and ``roles``, from which ``store rebuild``
     recovers each request; less ``about``) and the answer, its role (``choice``),
     ``logprob_<role>`` columns and the probability of the answer space (``answer_mass``: NaN
-    where the backend does not see it)."""
+    where the backend does not see it).
+
+    A free reply is read again here (free_replies.read_reply, so a mended parser needs no
+    question asked again): the table of questions asked free (``free``: their token budget)
+    gains ``free_tokens``, the ``reply`` and the ``rule`` that read it, and a non-answer's
+    ``answer`` and ``choice`` are its kind (refused, other, unparsed)."""
     table = questions.drop(columns=ABOUT, errors="ignore")
-    table["answer"] = [r.answer for r in responses]
-    table["choice"] = [
-        roles[choices.index(r.answer)]
+    readings = [
+        None if r.reply is None else read_reply(r.reply, choices, roles)
         for r, choices, roles in zip(
             responses, questions["choices"], questions["roles"], strict=True
+        )
+    ]
+    table["answer"] = [
+        r.answer if reading is None else reading.answer
+        for r, reading in zip(responses, readings, strict=True)
+    ]
+    table["choice"] = [
+        roles[choices.index(answer)] if answer in choices else answer
+        for answer, choices, roles in zip(
+            table["answer"], questions["choices"], questions["roles"], strict=True
         )
     ]
     all_roles = list(dict.fromkeys(role for roles in questions["roles"] for role in roles))
@@ -69,6 +88,10 @@ def attach_answers(questions: pd.DataFrame, responses: Sequence[Response]) -> pd
             for r, roles in zip(responses, questions["roles"], strict=True)
         ]
     table["answer_mass"] = [r.answer_mass for r in responses]
+    if free is not None:
+        table["free_tokens"] = free
+        table["reply"] = [r.reply for r in responses]
+        table["rule"] = [None if reading is None else reading.rule for reading in readings]
     return table
 
 
@@ -136,9 +159,26 @@ def write_granted(
     write_table(join_step1(rows, read_tables(step1)), out)
 
 
-def requests_of(questions: pd.DataFrame, contrast: Contrast) -> list[Request]:
+def answers_mode(model_settings: Mapping[str, Any], step: str) -> str:
+    """How ``step``'s questions are asked of the model: constrained or free (its answers_mode,
+    one for every step or one per step)."""
+    mode = model_settings["answers_mode"]
+    return mode if isinstance(mode, str) else mode.get(step, CONSTRAINED)
+
+
+def free_tokens(model_settings: Mapping[str, Any], step: str) -> int | None:
+    """The reply's token budget where ``step`` is asked free; None where it is constrained."""
+    if answers_mode(model_settings, step) == CONSTRAINED:
+        return None
+    return model_settings["free_max_tokens"]
+
+
+def requests_of(
+    questions: pd.DataFrame, contrast: Contrast, free: int | None = None
+) -> list[Request]:
     """The requests of a question table, each ``about`` naming the groups of its people (the
-    contrast's groups of their sides)."""
+    contrast's groups of their sides) and the roles of its choices; ``free``: their token
+    budget where they are asked free."""
     groups = contrast.groups
 
     def grouped(person: Mapping[str, Any]) -> dict[str, Any]:
@@ -150,9 +190,13 @@ def requests_of(questions: pd.DataFrame, contrast: Contrast) -> list[Request]:
         return grouped(asked)
 
     return [
-        Request(prompt, tuple(choices), about(asked))
-        for prompt, choices, asked in zip(
-            questions["prompt"], questions["choices"], questions[ABOUT], strict=True
+        Request(prompt, tuple(choices), {**about(asked), "roles": tuple(roles)}, free)
+        for prompt, choices, roles, asked in zip(
+            questions["prompt"],
+            questions["choices"],
+            questions["roles"],
+            questions[ABOUT],
+            strict=True,
         )
     ]
 
@@ -180,8 +224,8 @@ def run_step(
         for key, path in paths.items()
     }
     questions = build_questions(step, shard, settings, inputs, list(outputs), contrast.sides)
-    requests = requests_of(questions, contrast)
     model_settings = settings["model"]
+    requests = requests_of(questions, contrast, free_tokens(model_settings, step))
     store = ResponseStore.open(store_dir, model, label=f"{step}-shard{shard}")
     try:
         responses, summary = ask(
@@ -198,7 +242,7 @@ def run_step(
         )
     finally:
         store.close()
-    answered = attach_answers(questions, responses)
+    answered = attach_answers(questions, responses, free_tokens(model_settings, step))
     for wording, path in outputs.items():
         write_table(answered[answered["wording"] == wording].reset_index(drop=True), path)
     return summary

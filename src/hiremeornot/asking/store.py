@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from hiremeornot.asking.backends.base import Request, Response
+from hiremeornot.asking.free_replies import NON_ANSWERS
 from hiremeornot.errors import InputError, first_line
 
 log = logging.getLogger(__name__)
@@ -40,9 +41,16 @@ IDENTITY_COLUMNS = ("served_model", "system_fingerprint")
 # The probability the model put on the answer space before the constraint (NULL where the
 # backend does not see it, and in segments written before it was recorded).
 MASS_COLUMNS = ("answer_mass",)
-COLUMNS = REQUIRED_COLUMNS + IDENTITY_COLUMNS + MASS_COLUMNS
+# A free question's raw reply (NULL for a constrained one, and in older segments).
+REPLY_COLUMNS = ("reply",)
+COLUMNS = REQUIRED_COLUMNS + IDENTITY_COLUMNS + MASS_COLUMNS + REPLY_COLUMNS
 # The column layouts of the segments of each release: every one reads with NULL for the rest.
-LAYOUTS = (REQUIRED_COLUMNS, REQUIRED_COLUMNS + IDENTITY_COLUMNS, COLUMNS)
+LAYOUTS = (
+    REQUIRED_COLUMNS,
+    REQUIRED_COLUMNS + IDENTITY_COLUMNS,
+    REQUIRED_COLUMNS + IDENTITY_COLUMNS + MASS_COLUMNS,
+    COLUMNS,
+)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
@@ -53,20 +61,21 @@ CREATE TABLE IF NOT EXISTS answers (
     created REAL NOT NULL,
     served_model TEXT,
     system_fingerprint TEXT,
-    answer_mass REAL
+    answer_mass REAL,
+    reply TEXT
 )
 """
-_RESPONSE_COLUMNS = ("key", "answer", "logprobs", *IDENTITY_COLUMNS, *MASS_COLUMNS)
+_RESPONSE_COLUMNS = ("key", "answer", "logprobs", *IDENTITY_COLUMNS, *MASS_COLUMNS, "reply")
 _ATTEMPTS = 3  # a segment being committed by its writer is read again after a short pause
 
 
 def request_key(identity: Mapping[str, Any], request: Request) -> str:
-    """The content address of a request asked of one model."""
-    payload = json.dumps(
-        {"model": identity, "prompt": request.prompt, "choices": list(request.choices)},
-        sort_keys=True,
-        ensure_ascii=False,
-    )
+    """The content address of a request asked of one model (a free one's with its token
+    budget; a constrained one's as before free questions existed)."""
+    asked = {"model": identity, "prompt": request.prompt, "choices": list(request.choices)}
+    if request.free_tokens is not None:
+        asked["free_tokens"] = request.free_tokens
+    payload = json.dumps(asked, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -244,7 +253,7 @@ class ResponseStore:
                 f"SELECT {segment_columns(self._reader, _RESPONSE_COLUMNS)} FROM seg.answers "
                 "CROSS JOIN wanted USING (key)"
             ).fetchall()
-            for key, answer, logprobs, served_model, fingerprint, mass in rows:
+            for key, answer, logprobs, served_model, fingerprint, mass, reply in rows:
                 found.setdefault(
                     key,
                     Response(
@@ -253,6 +262,7 @@ class ResponseStore:
                         served_model,
                         fingerprint,
                         math.nan if mass is None else mass,
+                        reply,
                     ),
                 )
 
@@ -260,11 +270,13 @@ class ResponseStore:
         return found
 
     def put(self, entries: Iterable[tuple[str, Request, Response]]) -> None:
-        """Store responses atomically; a response outside its answer space is refused."""
+        """Store responses atomically; a response outside its answer space is refused (a free
+        reply's reading may also be a non-answer)."""
         rows = []
         for key, request, response in entries:
-            if response.answer not in request.choices:
-                raise ValueError(f"refusing to store {response.answer!r}: not in {request.choices}")
+            allowed = request.choices + (NON_ANSWERS if response.reply is not None else ())
+            if response.answer not in allowed:
+                raise ValueError(f"refusing to store {response.answer!r}: not in {allowed}")
             if len(response.logprobs) != len(request.choices):
                 raise ValueError("one log-probability per choice is required")
             rows.append(
@@ -278,6 +290,7 @@ class ResponseStore:
                     response.served_model,
                     response.system_fingerprint,
                     None if math.isnan(response.answer_mass) else response.answer_mass,
+                    response.reply,
                 )
             )
         if not rows:

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from hiremeornot.asking.backends import Request, Response, model_identity
+from hiremeornot.asking.free_replies import NON_ANSWERS
 from hiremeornot.asking.store import (
     COLUMNS,
     LAYOUTS,
@@ -56,11 +57,13 @@ def segment_problems(path: Path) -> list[str]:
         if columns not in LAYOUTS:  # older segments lack the later columns
             return [f"table answers has columns {list(columns)}, not {list(COLUMNS)}"]
         bad = 0
-        for choices, answer, logprobs in db.execute(
-            "SELECT choices, answer, logprobs FROM answers"
+        replies = "reply" if "reply" in columns else "NULL"
+        for choices, answer, logprobs, reply in db.execute(
+            f"SELECT choices, answer, logprobs, {replies} FROM answers"
         ):
             words, values = json.loads(choices), json.loads(logprobs)
-            bad += answer not in words or len(values) != len(words)
+            readable = words + list(NON_ANSWERS if reply is not None else ())
+            bad += answer not in readable or len(values) != len(words)
         if bad:
             return [
                 f"{bad} row(s) with an answer outside its choices or not one log-probability "
@@ -150,14 +153,21 @@ def recorded_answers(
         if column.startswith("logprob_")
     }
     masses = table["answer_mass"] if "answer_mass" in table else [math.nan] * len(table)
-    rows = zip(table["prompt"], table["answer"], masses, strict=True)
-    for row, (prompt, answer, mass) in enumerate(rows):
+    free = table["free_tokens"] if "free_tokens" in table else [None] * len(table)
+    replies = table["reply"] if "reply" in table else [None] * len(table)
+    rows = zip(table["prompt"], table["answer"], masses, free, replies, strict=True)
+    for row, (prompt, answer, mass, tokens, reply) in enumerate(rows):
         yield (
-            Request(prompt, tuple(str(word) for word in choices[row])),
+            Request(
+                prompt,
+                tuple(str(word) for word in choices[row]),
+                free_tokens=None if tokens is None else int(tokens),
+            ),
             Response(
                 answer,
                 tuple(float(logprobs[role][row]) for role in roles[row]),
                 answer_mass=float(mass),
+                reply=reply,
             ),
         )
 

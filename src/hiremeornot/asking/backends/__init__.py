@@ -18,6 +18,7 @@ __all__ = [
     "Request",
     "Response",
     "BACKENDS",
+    "FREE_BACKENDS",
     "environment",
     "load_backend",
     "load_tokenizer",
@@ -35,6 +36,14 @@ BACKENDS = {
     "extractive_qa": ("hiremeornot.asking.backends.extractive_qa", "transformers"),
     "simulated": ("hiremeornot.asking.backends.simulated", None),
 }
+
+
+# The backends that ask free questions (answers_mode free); the others are refused before
+# any job (checks.py).
+FREE_BACKENDS = ("transformers", "openai", "simulated")
+
+# Answers settings each request carries itself (Request.free_tokens), not the model's identity.
+ASKED_PER_REQUEST = frozenset({"answers_mode", "free_max_tokens"})
 
 
 def environment(name: str) -> str:
@@ -79,9 +88,11 @@ def model_identity(settings: Mapping[str, Any]) -> dict[str, Any]:
     """Everything about a model and its settings that can change an answer (the store's key).
 
     The settings the schema marks ``x-role: answers``; runtime and resource settings, and
-    anything else (such as a ``state_dir``), are left out.
+    anything else (such as a ``state_dir``), are left out, and so is how each step is asked
+    (ASKED_PER_REQUEST: a free question's key holds its token budget, store.request_key), so
+    that a constrained question keeps its key whatever the other steps' mode.
     """
-    answers = model_keys("answers")
+    answers = model_keys("answers") - ASKED_PER_REQUEST
     identity = {k: v for k, v in settings.items() if k in answers}
     if location.is_embedded(settings["model"]):
         identity["package"] = location.locate(settings["model"])[2]

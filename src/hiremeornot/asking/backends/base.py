@@ -18,11 +18,15 @@ class Request:
     their groups: see questions.py), for a backend that answers from a model of the design
     instead of the text (the simulated respondent). It is never part of the question's identity:
     two requests with the same prompt and choices are the same question.
+
+    ``free_tokens`` set asks the question free (answers_mode free): without the constraint,
+    the reply cut at that many tokens, and read by asking/free_replies.py; None: constrained.
     """
 
     prompt: str
     choices: tuple[str, ...]
     about: Mapping[str, Any] | None = field(default=None, compare=False, hash=False, repr=False)
+    free_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,10 @@ class Response:
     An API reports which model served the reply (``served_model``, e.g. a dated snapshot behind
     an alias) and may report a ``system_fingerprint`` of its serving configuration; both are
     None for backends that report neither.
+
+    A free question's ``reply`` is the model's own text, and its ``answer`` what the parser read
+    in it: one of the choices or a non-answer (refused, other, unparsed); its log-probabilities
+    are NaN (nothing held the reply to the choices). None for a constrained question.
     """
 
     answer: str
@@ -44,6 +52,17 @@ class Response:
     served_model: str | None = None
     system_fingerprint: str | None = None
     answer_mass: float = math.nan
+    reply: str | None = None
+
+
+def free_response(request: Request, reply: str, **reported: Any) -> Response:
+    """The response to a free question whose model replied ``reply`` (``reported``: what the
+    backend saw of who served it)."""
+    from hiremeornot.asking.free_replies import read_reply
+
+    roles = (request.about or {}).get("roles") or request.choices
+    answer = read_reply(reply, request.choices, roles).answer
+    return Response(answer, (math.nan,) * len(request.choices), reply=reply, **reported)
 
 
 class BackendSettings:
@@ -73,7 +92,8 @@ def chat_messages(system_prompt: str | None, prompt: str) -> list[dict[str, str]
 
 
 class Backend(ABC):
-    """Answers requests, constrained to each request's choices."""
+    """Answers requests, constrained to each request's choices, or free where a request says
+    so (``free_tokens``) and the backend is one of FREE_BACKENDS (backends/__init__.py)."""
 
     batch_size: int = 1
 

@@ -3,7 +3,8 @@
 It needs no model, no torch and no network: every question is answered from what it asks
 (``Request.about``), deterministically from the seed and the question, with the log-probability
 of every choice equal to the log of the probability its answer was drawn from, and the planted
-probability of the answer space (``respondent.answer_mass``) as its answer_mass.
+probability of the answer space (``respondent.answer_mass``) as its answer_mass. A question asked
+free gets the respondent's free reply (``respondent.reply``), cut at its budget in words.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hiremeornot.asking.backends.base import (
     BackendSettings,
     Request,
     Response,
+    free_response,
 )
 from hiremeornot.asking.respondent import Respondent
 
@@ -61,6 +63,11 @@ class SimulatedBackend(Backend):
                 f"{request.about['question']}: {len(request.choices)} choices but the respondent "
                 f"gives {len(probabilities)} probabilities"
             )
+        if request.free_tokens is not None:
+            reply = self.respondent.reply(
+                request.prompt, request.choices, probabilities, request.about
+            )
+            return free_response(request, " ".join(reply.split()[: request.free_tokens]))
         chosen = self.respondent.pick(request.prompt, request.choices, probabilities)
         with np.errstate(divide="ignore"):  # a planted probability of 0 has log-probability -inf
             logprobs = tuple(float(v) for v in np.log(probabilities))

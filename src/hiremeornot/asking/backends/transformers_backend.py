@@ -6,7 +6,9 @@
 - ``likelihood``: the choice with the highest total log-probability;
 - ``outlines``: outlines' own greedy constrained generation (the reference implementation).
 Every mode records the log-probability of each choice (the model's own, before the constraint)
-and the probability of the whole answer space (``Response.answer_mass``).
+and the probability of the whole answer space (``Response.answer_mass``). A question asked free
+(``Request.free_tokens``) gets the model's greedy reply without any constraint, cut at its
+token budget (batched, left-padded).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from hiremeornot.asking.backends.base import (
     Request,
     Response,
     chat_messages,
+    free_response,
 )
 from hiremeornot.asking.backends.choice_engine import ChoiceEngine
 from hiremeornot.asking.backends.location import locate_model
@@ -94,6 +97,43 @@ class TransformersBackend(Backend):
         return self.tokenizer(text)["input_ids"]
 
     def answer(self, requests: Sequence[Request]) -> list[Response]:
+        free = [i for i, r in enumerate(requests) if r.free_tokens is not None]
+        held = [i for i, r in enumerate(requests) if r.free_tokens is None]
+        responses = dict(zip(held, self._constrained([requests[i] for i in held]), strict=True))
+        replies = self._replies([requests[i] for i in free])
+        for i, reply in zip(free, replies, strict=True):
+            responses[i] = free_response(requests[i], reply)
+        return [responses[i] for i in range(len(requests))]
+
+    def _replies(self, requests: Sequence[Request]) -> list[str]:
+        """Greedy replies to free questions, each cut at its token budget: one left-padded
+        batch per budget."""
+        import torch
+
+        replies = [""] * len(requests)
+        pad = self.tokenizer.pad_token_id
+        pad = self.tokenizer.eos_token_id if pad is None else pad
+        for budget in sorted({r.free_tokens for r in requests}):
+            indices = [i for i, r in enumerate(requests) if r.free_tokens == budget]
+            prompts = [self.prompt_ids(requests[i].prompt) for i in indices]
+            longest = max(map(len, prompts))
+            ids = [[pad] * (longest - len(p)) + p for p in prompts]
+            mask = [[0] * (longest - len(p)) + [1] * len(p) for p in prompts]
+            with torch.inference_mode():
+                out = self.model.generate(
+                    input_ids=torch.tensor(ids, device=self.model.device),
+                    attention_mask=torch.tensor(mask, device=self.model.device),
+                    max_new_tokens=budget,
+                    do_sample=False,
+                    pad_token_id=pad,
+                )
+            for i, row in zip(indices, out[:, longest:].tolist(), strict=True):
+                replies[i] = self.tokenizer.decode(row, skip_special_tokens=True).strip()
+        return replies
+
+    def _constrained(self, requests: Sequence[Request]) -> list[Response]:
+        if not requests:
+            return []
         results = self.engine.answer(
             [self.prompt_ids(r.prompt) for r in requests], [r.choices for r in requests]
         )

@@ -13,7 +13,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from hiremeornot.asking.backends.base import BackendError, Request, Response, chat_messages
+from hiremeornot.asking.backends.base import (
+    BackendError,
+    Request,
+    Response,
+    chat_messages,
+    free_response,
+)
 from hiremeornot.asking.backends.openai.constraints import make_constraint
 from hiremeornot.asking.backends.openai.cost import cost_estimate
 from hiremeornot.asking.backends.openai.settings import OpenAISettings
@@ -51,14 +57,24 @@ class ChatAPI:
         )
 
     def arguments(self, request: Request) -> dict[str, Any]:
-        """The chat-completions request body of a question."""
+        """The chat-completions request body of a question: a free one's without constraint
+        or log-probabilities, its reply cut at ``max_tokens`` (the field every compatible
+        server reads)."""
+        messages = chat_messages(self.settings.system_prompt, request.prompt)
+        if request.free_tokens is not None:
+            return {
+                "model": self.settings.model,
+                "messages": messages,
+                "temperature": self.settings.temperature,
+                "max_tokens": request.free_tokens,
+            }
         try:
             constrained = self.constraint.arguments(request.choices)
         except ValueError as exc:
             raise self.fail(request, str(exc)) from None
         return {
             "model": self.settings.model,
-            "messages": chat_messages(self.settings.system_prompt, request.prompt),
+            "messages": messages,
             "temperature": self.settings.temperature,
             "logprobs": True,
             "top_logprobs": TOP_LOGPROBS,
@@ -73,19 +89,26 @@ class ChatAPI:
 
     def response(self, request: Request, completion: Any) -> Response:
         """The answer of a chat completion's first choice, with the model id and the system
-        fingerprint the server reports; an error if it is malformed or outside the choices."""
+        fingerprint the server reports; an error if it is malformed or outside the choices.
+        A free question's reply is its text (a refusal the API reports apart, if no text)."""
+        served = {
+            "served_model": getattr(completion, "model", None) or None,
+            "system_fingerprint": getattr(completion, "system_fingerprint", None) or None,
+        }
+        if request.free_tokens is not None:
+            try:
+                message = completion.choices[0].message
+            except (IndexError, AttributeError):
+                raise self.fail(request, "the reply has no message") from None
+            text = message.content or getattr(message, "refusal", None) or ""
+            return free_response(request, text, **served)
         try:
             answer, logprobs = self.constraint.parse(completion.choices[0], request.choices)
         except (ValueError, IndexError) as exc:
             raise self.fail(request, str(exc) or "the reply has no choices") from None
         if answer not in request.choices:
             raise self.fail(request, f"answered {answer!r}, outside {list(request.choices)}")
-        return Response(
-            answer,
-            logprobs,
-            served_model=getattr(completion, "model", None) or None,
-            system_fingerprint=getattr(completion, "system_fingerprint", None) or None,
-        )
+        return Response(answer, logprobs, **served)
 
     def preflight(self, requests: Sequence[Request]) -> float | None:
         """Log the run's size and estimated cost; refuse it if over ``max_cost_usd``; the

@@ -47,11 +47,15 @@ class CostEstimate:
 def input_tokens(request: Request, system_prompt: str | None) -> int:
     messages = chat_messages(system_prompt, request.prompt)
     text = sum(math.ceil(len(m["content"]) / CHARS_PER_TOKEN) for m in messages)
-    return text + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_CHOICE * len(request.choices)
+    offered = 0 if request.free_tokens is not None else len(request.choices)
+    return text + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_CHOICE * offered
 
 
 def output_tokens(request: Request, constraint: str) -> int:
-    """About how many tokens the reply takes under ``constraint``."""
+    """About how many tokens the reply takes under ``constraint``; a free reply is priced at
+    its whole budget (the most it may cost)."""
+    if request.free_tokens is not None:
+        return request.free_tokens
     if constraint == "logit_bias":
         return 1
     longest = math.ceil(max(len(choice) for choice in request.choices) / CHARS_PER_TOKEN) + 1

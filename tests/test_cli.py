@@ -75,7 +75,7 @@ def test_the_summary_refuses_tables_of_models_the_run_does_not_have(tmp_path, ca
     settings = {"models": {"m": {"backend": "simulated"}}, "report": {"wordings": ["paper"]}}
     tables = [
         f"--{flag}" if i == 0 else f"{model}={tmp_path / flag}.tsv"
-        for flag in ("metrics", "tests", "findings", "answer-space", "pooled")
+        for flag in ("metrics", "tests", "findings", "answer-space", "non-answers", "pooled")
         for i, model in enumerate(["", "other" if flag == "tests" else "m"])
     ]
     argv = ["summary", "--settings", json.dumps(settings)]

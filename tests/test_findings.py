@@ -17,7 +17,14 @@ from hiremeornot.analysis.findings import (
 from hiremeornot.analysis.power import detectable
 from hiremeornot.design.contrasts import GENDER_CONTRAST, control_contrast
 from hiremeornot.tables_io import write_table
-from tests.helpers.report_tables import ANSWERED, REPORT, found, tables
+from tests.helpers.report_tables import (
+    ANSWERED,
+    CONSTRAINED,
+    NOT_ASKED,
+    REPORT,
+    found,
+    tables,
+)
 from tests.helpers.workflow_runs import EMBEDDED
 
 
@@ -49,7 +56,8 @@ def test_the_floor_on_p_says_whether_any_occupation_can_be_flagged_and_what_limi
         tests,
         position,
         ANSWERED,
-        model={"backend": "openai", "model": "gpt-4o"},
+        NOT_ASKED,
+        model=CONSTRAINED,
         settings={**REPORT, "wordings": ["a", "b", "c", "d"]},
         contrast=GENDER_CONTRAST,
     )
@@ -70,7 +78,8 @@ def test_names_and_their_alike_pairs_are_counted():
         tests.rename(columns={"female_names": f"{a}_names", "male_names": f"{b}_names"}),
         position,
         ANSWERED,
-        model={"backend": "openai", "model": "gpt-4o"},
+        NOT_ASKED,
+        model=CONSTRAINED,
         settings=REPORT,
         contrast=labels,
     )

@@ -240,3 +240,20 @@ def test_constraints_llama_cpp_lacks_fail_clearly(server, monkeypatch, constrain
     print(f"\n{constraint}: {error.value}")
     assert all(message in str(error.value) for message in messages)
     assert ALIAS in str(error.value) and "pilot" in str(error.value)
+
+
+def test_free_questions_get_the_servers_own_text_within_the_budget(server, monkeypatch, prompts):
+    """A free question goes without constraint; the reply's tokens stay within the budget and
+    the reply is kept and read (as an answer, or a non-answer) like any free reply."""
+    backend = server_backend(server, monkeypatch)
+    replies = record_replies(backend, monkeypatch)
+    free = [Request(r.prompt, r.choices, free_tokens=24) for r in prompts[::5]]
+    responses = backend.answer(free)
+    for request, response in zip(free, responses, strict=True):
+        assert (
+            response.reply and response.reply == replies[request.prompt].choices[0].message.content
+        )
+        assert replies[request.prompt].usage.completion_tokens <= 24
+        assert response.answer in (*request.choices, "refused", "other", "unparsed")
+    print("\n" + "\n".join(f"{r.reply[:70]!r} -> {r.answer}" for r in responses))
+    assert any(r.answer in q.choices for q, r in zip(free, responses, strict=True))

@@ -72,6 +72,7 @@ localrules:
     difference_table,
     summary,
     answer_space,
+    non_answers,
     findings,
     pooled_model,
     estimate,
@@ -244,12 +245,13 @@ VERDICT_TABLES = {
 
 def summary_tables(wildcards):
     """Each table the summary reads, by its option and model: every model's metrics, tests,
-    findings, answer space and pooled model; its wording tables when several wordings
+    findings, answer space, non-answers and pooled model; its wording tables when several wordings
     are run; each simulated model's planted truth; each intervention arm's changes and flips.
     """
     per_model = {
         **VERDICT_TABLES,
         "answer-space": "answer_space.tsv",
+        "non-answers": "non_answers.tsv",
         "pooled": "pooled.tsv",
     }
     if len(WORDINGS) > 1:

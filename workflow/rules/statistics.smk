@@ -1,5 +1,6 @@
 # A model's numbers: Confirmation and Consistency, the tests and intervals, the attribute gaps,
-# the pooled model, the answer space and the findings (every verdict and design fact, as data).
+# the pooled model, the answer space, the non-answers and the findings (every verdict and design
+# fact, as data).
 
 
 rule model_metrics:
@@ -154,6 +155,29 @@ rule answer_space:
         rule_line("answer-space")
 
 
+rule non_answers:
+    input:
+        step1=lambda wc: step_outputs(wc.contrast, "step1", wc.model),
+        step2=lambda wc: step_outputs(wc.contrast, "step2", wc.model),
+        step3=lambda wc: step_outputs(wc.contrast, "step3", wc.model),
+    output:
+        report(
+            "results/{contrast}{model}/non_answers.tsv",
+            caption="../report/non_answers.rst",
+            category="Tests and intervals",
+            subcategory="{model}",
+        ),
+    log:
+        "logs/non_answers/{contrast}{model}.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        contrast=contrast_json,
+        settings=settings({"confidence": config["report"]["confidence"]}),
+    shell:
+        rule_line("non-answers")
+
+
 # A model's verdicts and design facts as data (analysis/findings.py): what the summary and the
 # difference tables phrase.
 rule findings:
@@ -162,6 +186,7 @@ rule findings:
         tests="results/{contrast}{model}/tests.tsv",
         position="results/{contrast}{model}/position_bias.tsv",
         answer_space="results/{contrast}{model}/answer_space.tsv",
+        non_answers="results/{contrast}{model}/non_answers.tsv",
     output:
         report(
             "results/{contrast}{model}/findings.tsv",
@@ -180,7 +205,7 @@ rule findings:
                 "report": {key: REPORT[key] for key in ("alpha", "wordings")},
                 "model": {
                     key: config["models"][wc.model][key]
-                    for key in ("backend", "model")
+                    for key in ("backend", "model", "answers_mode")
                 },
             },
             sort_keys=True,

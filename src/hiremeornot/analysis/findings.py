@@ -16,9 +16,11 @@ from typing import Any
 import pandas as pd
 
 from hiremeornot.analysis.crossed import random_units, sign_test_floor, smallest_p
+from hiremeornot.analysis.non_answers import ABOUT_ONE, ALL, ANY, INSTANCES
 from hiremeornot.analysis.power import detectable
 from hiremeornot.analysis.stats import CONFOUNDED, flaggable_at_floor
 from hiremeornot.asking.backends import location
+from hiremeornot.asking.steps import answers_mode
 from hiremeornot.design.contrasts import Contrast
 from hiremeornot.tables_io import read_table
 
@@ -63,6 +65,22 @@ FINDINGS = {
     "forced_answers": "not measured | mostly forced | mostly chosen: whether half or more of the "
     "answers had less than half of the model's probability on the answer words; value: that "
     "share; count: answers measured; total: answers",
+    "non_answers": "not asked | none | some (per question: step1, q1, q2, q3, and instances): "
+    "whether the question was asked free (answers_mode) and, if so, whether any went "
+    "unanswered; value: the share not answered; count: how many; total: asked (instances: "
+    "those left out of the metrics for a non-answer among their Q1-Q3)",
+    "non_answer_gap": "shown | not shown | untestable (Step 1 and Q1, asked free): whether the "
+    "questions about one group went unanswered more (permutation p < alpha, names as the "
+    "sample); value: the difference of the groups' rates (A minus B); untestable: too few names, "
+    "or no name's rate differs",
+}
+# The steps each question of the non-answer table is asked in.
+STEPS_OF = {
+    "step1": ("step1",),
+    "q1": ("step2",),
+    "q2": ("step3",),
+    "q3": ("step3",),
+    INSTANCES: ("step2", "step3"),
 }
 # The share of forced answers from which every number is read as the constraint's choice.
 MOSTLY_FORCED = 0.5
@@ -73,14 +91,15 @@ def model_findings(
     tests: pd.DataFrame,
     position: pd.DataFrame,
     answer_mass: pd.DataFrame,
+    non_answers: pd.DataFrame,
     *,
     model: Mapping[str, Any],
     settings: Mapping[str, Any],
     contrast: Contrast,
 ) -> pd.DataFrame:
-    """The findings of one model (``model``: its settings, backend and model at least;
-    ``settings``: the config's ``report``, alpha and wordings at least) from its metrics, tests,
-    position bias and answer space (COLUMNS)."""
+    """The findings of one model (``model``: its settings, backend, model and answers_mode at
+    least; ``settings``: the config's ``report``, alpha and wordings at least) from its metrics,
+    tests, position bias, answer space and non-answers (COLUMNS)."""
     rows = [
         _row("respondent", outcome=respondent(model)),
         listing_orders(metrics, position, contrast),
@@ -99,6 +118,7 @@ def model_findings(
         ],
         *position_findings(position, settings["alpha"]),
         forced_answers(answer_mass),
+        *non_answer_findings(non_answers, model, settings["alpha"]),
     ]
     return _counted(pd.DataFrame(rows, columns=COLUMNS))
 
@@ -254,6 +274,39 @@ def forced_answers(distribution: pd.DataFrame) -> dict:
         count=overall["measured"],
         total=overall["answers"],
     )
+
+
+def non_answer_findings(table: pd.DataFrame, model: Mapping[str, Any], alpha: float) -> list[dict]:
+    """Per question, whether it was asked free and went unanswered; for Step 1 and Q1, whether
+    one group's questions went unanswered more (non_answers.non_answer_table)."""
+    overall = table[(table["occupation"] == ALL) & (table["kind"] == ANY)].set_index("question")
+    rows = []
+    for question, row in overall.iterrows():
+        free = any(answers_mode(model, step) == "free" for step in STEPS_OF[question])
+        outcome = "some" if row["count"] else "none"
+        rows.append(
+            _row(
+                "non_answers",
+                question=question,
+                outcome=outcome if free else "not asked",
+                value=row["rate"],
+                count=row["count"],
+                total=row["asked"],
+            )
+        )
+        if free and question in ABOUT_ONE:
+            p = row["p_value"]
+            gap = "untestable" if math.isnan(p) else "shown" if p < alpha else "not shown"
+            rows.append(
+                _row(
+                    "non_answer_gap",
+                    question=question,
+                    outcome=gap,
+                    value=row["difference"],
+                    p_value=p,
+                )
+            )
+    return rows
 
 
 def read_findings(path: str) -> pd.DataFrame:

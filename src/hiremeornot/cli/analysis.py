@@ -1,11 +1,13 @@
-"""The commands that shape the answers into tables: the Step-1 join, the metrics and the
-answer space. No statistics (see cli.statistics), figures or prose."""
+"""The commands that shape the answers into tables: the Step-1 join, the metrics, the answer
+space and the non-answers. No statistics of the names (see cli.statistics), figures or prose."""
 
 from __future__ import annotations
 
 import logging
 
-from hiremeornot.analysis import answer_space, metrics
+import pandas as pd
+
+from hiremeornot.analysis import answer_space, metrics, non_answers
 from hiremeornot.asking.steps import write_granted
 from hiremeornot.tables_io import (
     read_table,
@@ -27,10 +29,15 @@ def cmd_granted(args):
     )
 
 
+def answered_steps(args) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Steps 2 and 3 (``args.step2``, ``args.step3``) of the instances whose Q1-Q3 were all
+    answered (non_answers.answered_instances: every statistic of them is on these)."""
+    return non_answers.answered_instances(read_tables(args.step2), read_tables(args.step3))
+
+
 def cmd_metrics(args):
     settings = args.settings
-    step2 = read_tables(args.step2)
-    step3 = read_tables(args.step3)
+    step2, step3 = answered_steps(args)
     sides = args.contrast.sides
     outcomes = metrics.instance_outcomes(step2, step3, read_table(args.instances), sides)
     write_table(outcomes, args.out_outcomes)
@@ -44,3 +51,14 @@ def cmd_metrics(args):
 def cmd_answer_space(args):
     tables = [(step_table_parts(path)[1], read_table(path)) for path in args.tables]
     write_table(answer_space.mass_distribution(tables), args.out)
+
+
+def cmd_non_answers(args):
+    table = non_answers.non_answer_table(
+        read_tables(args.step1),
+        read_tables(args.step2),
+        read_tables(args.step3),
+        args.contrast.sides,
+        args.settings["confidence"],
+    )
+    write_table(table, args.out)

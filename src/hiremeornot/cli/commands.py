@@ -5,7 +5,8 @@ heavy."""
 
 from __future__ import annotations
 
-from hiremeornot.cli.jobs import JOB_ABOUT, JOB_COMMANDS
+from hiremeornot.cli.job_about import JOB_ABOUT
+from hiremeornot.cli.jobs import JOB_COMMANDS
 from hiremeornot.cli.options import ONE, RULE, run_options
 
 # name: (module, takes --settings, takes --contrast, options); the store's are "store <name>"

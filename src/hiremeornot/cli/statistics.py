@@ -5,6 +5,7 @@ words phrase. No figures or prose."""
 from __future__ import annotations
 
 from hiremeornot.analysis import findings, impact, pooled, stats
+from hiremeornot.cli.analysis import answered_steps
 from hiremeornot.inputs import names
 from hiremeornot.tables_io import read_table, read_tables, write_table
 
@@ -29,6 +30,7 @@ def cmd_findings(args):
         read_table(args.tests),
         read_table(args.position),
         read_table(args.answer_space),
+        read_table(args.non_answers),
         model=settings["model"],
         settings=settings["report"],
         contrast=args.contrast,
@@ -39,8 +41,7 @@ def cmd_findings(args):
 def cmd_pooled(args):
     settings = args.settings
     table = pooled.pooled_effects(
-        read_tables(args.step2),
-        read_tables(args.step3),
+        *answered_steps(args),
         read_table(args.instances),
         args.contrast.sides,
         settings,
@@ -51,8 +52,7 @@ def cmd_pooled(args):
 def cmd_selections(args):
     listed = read_table(args.names)
     table = impact.contrast_selections(
-        read_tables(args.step2),
-        read_tables(args.step3),
+        *answered_steps(args),
         read_table(args.instances),
         dict(zip(listed["name"], names.group_labels(listed), strict=True)),
         args.contrast.sides,

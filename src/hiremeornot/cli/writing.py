@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from hiremeornot import plan
-from hiremeornot.analysis import alignment, impact, ll144, stats, wordings
+from hiremeornot.analysis import alignment, impact, ll144, non_answers, stats, wordings
 from hiremeornot.analysis.findings import fact, read_findings
 from hiremeornot.analysis.power import design_power
 from hiremeornot.asking import estimate
@@ -51,7 +51,9 @@ def cmd_figures(args):
 def cmd_attribute_gaps(args):
     settings = args.settings
     gaps = stats.attribute_gaps(
-        read_table(args.granted), confidence=settings["confidence"], sides=args.contrast.sides
+        non_answers.answered_pairs(read_table(args.granted)),
+        confidence=settings["confidence"],
+        sides=args.contrast.sides,
     )
     write_table(gaps, args.out)
     footer = headlines.short_caveats(read_findings(args.findings), args.contrast, settings)
@@ -122,6 +124,7 @@ def cmd_summary(args):
         "tests": args.tests,
         "findings": args.findings,
         "answer_space": args.answer_space,
+        "non_answers": args.non_answers,
         "pooled": args.pooled,
         "robustness": args.robustness or {},
         "flips": args.flips or {},
@@ -133,7 +136,10 @@ def cmd_summary(args):
     }
     models = list(settings["models"])
     several = len(settings["report"]["wordings"]) > 1  # the wordings' tables, then
-    each = {kind: models for kind in ("metrics", "tests", "findings", "answer_space", "pooled")}
+    each = {
+        kind: models
+        for kind in ("metrics", "tests", "findings", "answer_space", "non_answers", "pooled")
+    }
     each |= {kind: models if several else [] for kind in ("robustness", "flips")}
     each["truth"] = plan.simulated_models(settings["models"])
     arms = [model for model, entry in settings["models"].items() if "intervention" in entry]

@@ -15,6 +15,7 @@ from hiremeornot.design.contrasts import Contrast
 from hiremeornot.tables_io import read_table
 from hiremeornot.writing.alignment import alignment_phrase
 from hiremeornot.writing.headlines import RESPONDENTS, headline
+from hiremeornot.writing.non_answers import non_answer_phrase
 
 FIRST_PAGE = "index.html"
 
@@ -61,6 +62,9 @@ def closing_block(
             what = fact(findings, "respondent")["outcome"]
             note = f" ({RESPONDENTS[what]}: not evidence about a model)" if what != "model" else ""
             lines.append(f"  {label}{headline(findings, model, contrast)}{note}")
+            free = non_answer_phrase(findings, contrast.sides)
+            if free:
+                lines.append(f"    {free}.")
             alignment = path.with_name("alignment.tsv")
             if prefix in aligned and alignment.is_file():  # the first page read it
                 lines.append(f"    {alignment_phrase(read_table(alignment))}.")

@@ -15,6 +15,7 @@ from hiremeornot.writing.differences import design_caveats
 from hiremeornot.writing.headlines import VERDICT_NOTE, verdict_row, verdict_table
 from hiremeornot.writing.interventions import summary_line
 from hiremeornot.writing.markdown import markdown_table, percent
+from hiremeornot.writing.non_answers import non_answer_sentence
 
 EMBEDDED_NOTE = (
     "**{model} is the embedded smoke-test model (SmolLM2-135M-Instruct).** It makes the pipeline "
@@ -62,11 +63,13 @@ def model_summary(
     model_fit: pd.DataFrame | None = None,
     shared: Collection[str] = (),
     alignment: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+    non_answers: pd.DataFrame | None = None,
 ) -> str:
     """The findings of one model (findings.py), as Markdown bullet points (``answer_mass``:
     its answer_space.mass_distribution; ``flips``: with ``robustness``, its
     wordings.pair_flips; ``model_fit``: its pooled.pooled_effects; ``shared``: caveats said
-    once for every model, left out here; ``alignment``: its alignment and workforce tables)."""
+    once for every model, left out here; ``alignment``: its alignment and workforce tables;
+    ``non_answers``: its non_answers.non_answer_table)."""
     threshold, alpha = settings["difference_threshold"], settings["alpha"]
     caveats = design_caveats(findings, settings, contrast)
     sides = contrast.sides
@@ -108,19 +111,13 @@ def model_summary(
             f"+-{settings['equivalence_margin']}, {int((verdicts == 'inconclusive').sum())} "
             "inconclusive" + (f"; differ: {_listed(differs)}." if len(differs) else "."),
         ]
-        alike = int(fact(findings, "names_alike")["count"])
-        if alike:
-            lines.append(
-                f"**In {alike} occupation{'s' if alike > 1 else ''} every name pair's "
-                "difference is alike** "
-                "(`names_alike` in tests.tsv): the names show no spread, so those intervals "
-                "carry only the data's one-answer resolution and say nothing of how other "
-                "names would answer; only the floor on p guards their verdicts."
-            )
+        lines += _alike_lines(findings)
     lines += [_position_line(findings, question, alpha) for question in ("q2", "q3")]
     if robustness is not None:
         wordings = settings["wordings"]
         lines.append(robustness_sentence(robustness, wordings[0], wordings, flips))
+    if non_answers is not None and (free := non_answer_sentence(non_answers, findings, sides)):
+        lines.append(free)
     if answer_mass is not None:
         lines.append(answer_space_sentence(answer_mass, fact(findings, "forced_answers")))
     if model_fit is not None:
@@ -129,6 +126,19 @@ def model_summary(
         lines.append(alignment_sentence(*alignment, audited=len(rows)))
     lines += [line for line in caveats if line not in shared]
     return "\n".join(f"- {line}" for line in lines) + "\n"
+
+
+def _alike_lines(findings: pd.DataFrame) -> list[str]:
+    """A warning where in some occupation every name pair's difference is alike."""
+    alike = int(fact(findings, "names_alike")["count"])
+    if not alike:
+        return []
+    return [
+        f"**In {alike} occupation{'s' if alike > 1 else ''} every name pair's difference is "
+        "alike** (`names_alike` in tests.tsv): the names show no spread, so those intervals "
+        "carry only the data's one-answer resolution and say nothing of how other names would "
+        "answer; only the floor on p guards their verdicts."
+    ]
 
 
 def _position_line(findings: pd.DataFrame, question: str, alpha: float) -> str:
@@ -328,6 +338,7 @@ def summary(
                 truth_beside_estimates(frames["metrics"], frames["truth"], settings["difference"])
                 + "\n"
             )
+        aligned = "alignment" in frames
         parts.append(
             model_summary(
                 frames["metrics"],
@@ -340,11 +351,10 @@ def summary(
                 flips=frames.get("flips"),
                 model_fit=frames.get("pooled"),
                 shared=shared,
-                alignment=(
-                    (frames["alignment"], frames["alignment_occupations"])
-                    if "alignment" in frames
-                    else None
-                ),
+                non_answers=frames.get("non_answers"),
+                alignment=(frames["alignment"], frames["alignment_occupations"])
+                if aligned
+                else None,
             )
         )
     arms = {model: frames for model, frames in tables.items() if "interventions" in frames}

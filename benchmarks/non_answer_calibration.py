@@ -1,0 +1,97 @@
+"""The known-answer calibration of the non-answer gap between groups (docs/calibration.md pastes
+its output): coverage of the difference's Welch interval, false positives and power of its
+permutation test (analysis/non_answers.between_groups, the published code).
+
+Each audit draws Step-1 refusals of N female and N male names, each asked QUESTIONS questions,
+from the simulated respondent's free model (``respondent.free``): a base refusal rate of 0.15, a
+female refusal effect of 0 (null) or PLANTED log-odds, and, beyond the respondent (whose names
+share their group's rate), each name's own refusal effect on the log-odds scale, normal with sd
+0 or NAME_SD (names that decline more than others of their group). The truth is the difference
+of the groups' expected rates over the names' distribution (quadrature).
+
+    python benchmarks/non_answer_calibration.py [--audits 400]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, logit
+
+from hiremeornot.analysis.non_answers import between_groups
+from hiremeornot.asking.respondent import Respondent
+from hiremeornot.config import model_settings
+from hiremeornot.design.contrasts import GENDER
+
+BASE, PLANTED, NAME_SD, QUESTIONS = 0.15, 1.0, 0.5, 24
+NODES, WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
+
+
+def respondent(shift: float) -> Respondent:
+    """The respondent whose Step-1 refusal rate is BASE, shifted by ``shift`` for women."""
+    free = {"refused": {"step1": BASE}, "refusal_effects": {"female": shift}}
+    settings = {"backend": "simulated", "model": "r", "respondent": {"free": free}}
+    return Respondent(model_settings(settings)["respondent"])
+
+
+def group_rate(p: float, name_sd: float) -> float:
+    """A group's expected refusal rate over names whose own effects are N(0, name_sd^2)."""
+    rates = expit(logit(p) + name_sd * NODES) if 0 < p < 1 else np.full_like(NODES, p)
+    return float(WEIGHTS @ rates / WEIGHTS.sum())
+
+
+def audit(planted: Respondent, names: int, name_sd: float, rng: np.random.Generator) -> dict:
+    rows = []
+    for side in ("female", "male"):
+        about = {"question": "step1", "group": {"gender": side}}
+        p = planted.non_answer_probabilities(about)[0]
+        for i in range(names):
+            own = expit(logit(p) + name_sd * rng.normal()) if 0 < p < 1 else p
+            refused = rng.random(QUESTIONS) < own
+            rows += [(f"{side}{i}", side, "refused" if r else "yes") for r in refused]
+    step1 = pd.DataFrame(rows, columns=["subject", "gender", "choice"])
+    return between_groups(step1, step1["choice"] == "refused", GENDER, 0.95)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--audits", type=int, default=400)
+    audits = parser.parse_args().audits
+    rng = np.random.default_rng(20261206)
+    lines = [
+        "| names | name sd | planted | truth | coverage | mc se | p < 0.05 | untestable |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    start = time.monotonic()
+    for names in (5, 10, 20):
+        for name_sd in (0.0, NAME_SD):
+            for shift in (0.0, PLANTED):
+                planted = respondent(shift)
+                rates = [
+                    planted.non_answer_probabilities(
+                        {"question": "step1", "group": {"gender": side}}
+                    )[0]
+                    for side in ("female", "male")
+                ]
+                truth = group_rate(rates[0], name_sd) - group_rate(rates[1], name_sd)
+                found = [audit(planted, names, name_sd, rng) for _ in range(audits)]
+                tested = [row for row in found if row["p_value"] == row["p_value"]]
+                bounded = [row for row in tested if row["difference_low"] == row["difference_low"]]
+                covered = np.mean(
+                    [r["difference_low"] <= truth <= r["difference_high"] for r in bounded]
+                )
+                flagged = np.mean([r["p_value"] < 0.05 for r in tested])
+                se = np.sqrt(0.95 * 0.05 / len(bounded))
+                lines.append(
+                    f"| {names} + {names} | {name_sd:g} | {shift:g} | {truth:+.3f} | "
+                    f"{covered:.3f} | {se:.3f} | {flagged:.3f} | {audits - len(tested)} |"
+                )
+    print("\n".join(lines))
+    print(f"\n{audits} audits a row, {time.monotonic() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

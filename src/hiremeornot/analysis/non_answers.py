@@ -1,0 +1,201 @@
+"""Free questions' non-answers (answers_mode free): how often each question was refused, hedged
+(``other``) or left unreadable (``unparsed``), over the run and per occupation, and whether the
+questions about one group went unanswered more often than those about the other.
+
+A constrained question cannot go unanswered: its rows count 0 of the questions asked. Each rate
+has a Wilson interval that treats the questions as independent (a description of the run, not a
+test). A question about one person (Step 1, Q1) is compared between the groups with the names
+as the sample: each name's share of its questions left unanswered, the difference of the two
+groups' mean shares (A minus B), its Welch interval, and a permutation p over the names (exact
+where the splits of the names are at most PERMUTATIONS, a seeded sample of them otherwise),
+which holds under any distribution of the shares. Q2 and Q3 ask about one person of each group
+at once, so they get no group comparison.
+
+``answered_instances`` keeps, of Steps 2 and 3, the instances (in a wording) whose Q1-Q3 were
+all answered: Confirmation, Consistency, the differences and every statistic built on them are
+statistics of the answered instances (docs/method.md#free-answers); ``answered_pairs`` keeps
+the Step-1 pairs whose both questions were answered, for the attribute gaps.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from hiremeornot.asking.free_replies import NON_ANSWERS
+from hiremeornot.design.contrasts import Sides
+
+ANY = "any"
+KINDS = (ANY, *NON_ANSWERS)
+ALL = "all"  # the occupation of the rows over the whole run
+INSTANCES = "instances"  # the rows of instances with any of Q1-Q3 not answered
+PERMUTATIONS = 20_000
+SEED = 20261206  # the permutation sample's, so that a run's p is reproducible
+# The questions about one person, compared between the groups.
+ABOUT_ONE = ("step1", "q1")
+
+
+def columns(sides: Sides) -> list[str]:
+    """The table's columns: the question, its occupation (``all``: every one), the kind of
+    non-answer (``any`` of them, or one), the questions asked and not answered, the rate with
+    its interval, and for Step 1 and Q1 over the run the groups' rates, names and difference."""
+    a, b = sides.labels
+    return [
+        "question",
+        "occupation",
+        "kind",
+        "asked",
+        "count",
+        "rate",
+        "rate_low",
+        "rate_high",
+        f"rate_{a}",
+        f"rate_{b}",
+        f"names_{a}",
+        f"names_{b}",
+        "difference",
+        "difference_low",
+        "difference_high",
+        "p_value",
+    ]
+
+
+def unanswered(table: pd.DataFrame) -> pd.Series:
+    """Whether each row's answer is a non-answer."""
+    return table["choice"].isin(NON_ANSWERS)
+
+
+def answered_instances(
+    step2: pd.DataFrame, step3: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Steps 2 and 3 less every instance (in a wording) with a Q1, Q2 or Q3 not answered."""
+    keys = ["wording", "instance_id"]
+    left_out = pd.concat([t.loc[unanswered(t), keys] for t in (step2, step3)]).drop_duplicates()
+    if left_out.empty:
+        return step2, step3
+
+    def kept(table: pd.DataFrame) -> pd.DataFrame:
+        index = pd.MultiIndex.from_frame(table[keys])
+        out = index.isin(pd.MultiIndex.from_frame(left_out))
+        return table[~out].reset_index(drop=True)
+
+    return kept(step2), kept(step3)
+
+
+def answered_pairs(step1: pd.DataFrame) -> pd.DataFrame:
+    """Step 1's answers joined to the instances (granted.parquet) less every (wording, instance,
+    attribute) one of whose two subjects' questions was not answered, so that each attribute's
+    gap compares the two people of a pair."""
+    keys = ["wording", "instance_id", "element_id"]
+    left_out = step1.loc[unanswered(step1), keys].drop_duplicates()
+    if left_out.empty:
+        return step1
+    index = pd.MultiIndex.from_frame(step1[keys])
+    return step1[~index.isin(pd.MultiIndex.from_frame(left_out))].reset_index(drop=True)
+
+
+def non_answer_table(
+    step1: pd.DataFrame,
+    step2: pd.DataFrame,
+    step3: pd.DataFrame,
+    sides: Sides,
+    confidence: float,
+) -> pd.DataFrame:
+    """Per question (step1, q1, q2, q3) and kind, over the run and per occupation (kind
+    ``any`` only), the questions not answered (the module's docstring says how); last, as
+    question ``instances``, the instances (in a wording) left out of the metrics for a
+    non-answer among their Q1-Q3, over the run and per occupation."""
+    questions = {
+        "step1": step1,
+        "q1": step2,
+        **{q: step3[step3["question"] == q] for q in ("q2", "q3")},
+    }
+    rows = []
+    for question, table in questions.items():
+        for kind in KINDS:
+            missing = unanswered(table) if kind == ANY else table["choice"] == kind
+            row = _rate(question, ALL, kind, missing, confidence)
+            if question in ABOUT_ONE:
+                row |= between_groups(table, missing, sides, confidence)
+            rows.append(row)
+        if "occupation" in table:
+            for occupation, asked in table.groupby("occupation", sort=False):
+                rows.append(_rate(question, occupation, ANY, unanswered(asked), confidence))
+    instances = _instances_left_out(step2, step3)
+    rows.append(_rate(INSTANCES, ALL, ANY, instances["left_out"], confidence))
+    for occupation, asked in instances.groupby("occupation", sort=False):
+        rows.append(_rate(INSTANCES, occupation, ANY, asked["left_out"], confidence))
+    return pd.DataFrame(rows).reindex(columns=columns(sides))
+
+
+def _instances_left_out(step2: pd.DataFrame, step3: pd.DataFrame) -> pd.DataFrame:
+    """Per instance and wording: its occupation and whether any of its Q1-Q3 went unanswered."""
+    keys = ["wording", "instance_id", "occupation"]
+    both = pd.concat([t[keys].assign(left_out=unanswered(t)) for t in (step2, step3)])
+    return both.groupby(keys, sort=False, as_index=False)["left_out"].any()
+
+
+def _rate(question: str, occupation: str, kind: str, missing: pd.Series, confidence: float) -> dict:
+    count, asked = int(missing.sum()), len(missing)
+    low, high = (
+        proportion_confint(count, asked, alpha=1 - confidence, method="wilson")
+        if asked
+        else (math.nan, math.nan)
+    )
+    return {
+        "question": question,
+        "occupation": occupation,
+        "kind": kind,
+        "asked": asked,
+        "count": count,
+        "rate": count / asked if asked else math.nan,
+        "rate_low": low,
+        "rate_high": high,
+    }
+
+
+def between_groups(
+    table: pd.DataFrame, missing: pd.Series, sides: Sides, confidence: float
+) -> dict:
+    """The groups' rates over their names, and the difference A - B with its Welch interval
+    and permutation p (NaN where a group has fewer than two names, or no name differs; the
+    interval also where no group's names differ among themselves)."""
+    per_name = missing.astype(float).groupby([table[sides.attribute], table["subject"]]).mean()
+    shares = [per_name.get(side, pd.Series(dtype=float)).to_numpy() for side in sides.labels]
+    a, b = sides.labels
+    row = {
+        f"rate_{a}": shares[0].mean() if len(shares[0]) else math.nan,
+        f"rate_{b}": shares[1].mean() if len(shares[1]) else math.nan,
+        f"names_{a}": len(shares[0]),
+        f"names_{b}": len(shares[1]),
+    }
+    row["difference"] = row[f"rate_{a}"] - row[f"rate_{b}"]
+    pooled = np.concatenate(shares)
+    if min(map(len, shares)) < 2 or np.ptp(pooled) == 0:
+        return row | {"difference_low": math.nan, "difference_high": math.nan, "p_value": math.nan}
+    if all(np.ptp(share) == 0 for share in shares):  # no spread: Welch's interval has no width
+        low = high = math.nan
+    else:
+        with warnings.catch_warnings():  # a group whose names are all alike warns, harmlessly
+            warnings.simplefilter("ignore", RuntimeWarning)
+            welch = stats.ttest_ind(*shares, equal_var=False)
+        interval = welch.confidence_interval(confidence)
+        low, high = float(interval.low), float(interval.high)
+    permuted = stats.permutation_test(
+        shares,
+        lambda x, y, axis: np.mean(x, axis=axis) - np.mean(y, axis=axis),
+        permutation_type="independent",
+        vectorized=True,
+        n_resamples=PERMUTATIONS,
+        rng=np.random.default_rng(SEED),
+    )
+    return row | {
+        "difference_low": low,
+        "difference_high": high,
+        "p_value": float(permuted.pvalue),
+    }

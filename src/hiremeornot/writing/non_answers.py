@@ -1,0 +1,110 @@
+"""Free questions' non-answers in words (analysis/non_answers.py and its findings): how often each
+question went unanswered, whether one group's questions did more, and what the metrics rest on."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from hiremeornot.analysis.findings import fact
+from hiremeornot.analysis.non_answers import ABOUT_ONE, ALL, INSTANCES, KINDS
+from hiremeornot.design.contrasts import Sides
+
+QUESTION_NAMES = {"step1": "Step 1", "q1": "Q1", "q2": "Q2", "q3": "Q3"}
+
+
+def free_questions(findings: pd.DataFrame) -> list[str]:
+    """The questions (step1, q1, q2, q3) the model was asked free."""
+    rows = findings[(findings["finding"] == "non_answers") & (findings["outcome"] != "not asked")]
+    return [question for question in rows["question"] if question in QUESTION_NAMES]
+
+
+def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Sides) -> str | None:
+    """The summary's sentence on the questions asked free (None where none was)."""
+    free = free_questions(findings)
+    if not free:
+        return None
+    overall = table[table["occupation"] == ALL].set_index(["question", "kind"])
+    rates = "; ".join(_rates(overall, question) for question in free)
+    gaps = [
+        _gap(overall.loc[(q, "any")], fact(findings, "non_answer_gap", q), sides)
+        for q in free
+        if q in ABOUT_ONE
+    ]
+    if any(
+        fact(findings, "non_answer_gap", q)["outcome"] == "shown" for q in free if q in ABOUT_ONE
+    ):
+        gaps.append("Who the model answers for is itself a finding.")
+    instances = fact(findings, "non_answers", INSTANCES)
+    kept = int(instances["total"] - instances["count"])
+    text = (
+        f"Free answers ({', '.join(QUESTION_NAMES[q] for q in free)} asked without the "
+        f"constraint, each reply read by the documented parser): not answered {rates} "
+        f"(results/<model>/non_answers.tsv). {' '.join(gaps)} "
+        f"Every other number here is on the {kept} of {int(instances['total'])} instances "
+        f"whose Q1-Q3 were all answered ({instances['value']:.0%} left out)"
+    )
+    if instances["count"]:
+        text += (
+            ": where the model answers for one group less often, the answered instances are a "
+            "selected sample, and their differences are those of the questions it chose to answer"
+        )
+    return text + "."
+
+
+def _rates(overall: pd.DataFrame, question: str) -> str:
+    """``Q1 18.8% (refused 11.8%, other 6.9%, unparsed 0.0%)``."""
+    kinds = ", ".join(f"{kind} {overall.loc[(question, kind), 'rate']:.1%}" for kind in KINDS[1:])
+    return f"{QUESTION_NAMES[question]} {overall.loc[(question, 'any'), 'rate']:.1%} ({kinds})"
+
+
+def _gap(row: pd.Series, gap: pd.Series, sides: Sides) -> str:
+    """Whether the questions about one group went unanswered more, with the numbers."""
+    a, b = sides.labels
+    name = QUESTION_NAMES[row.name[0]]
+    if gap["outcome"] == "untestable":
+        return (
+            f"{name}: whether one group's questions went unanswered more cannot be tested "
+            f"(too few names, or no name's rate differs from another's)."
+        )
+    interval = (
+        f" [{row['difference_low'] * 100:+.1f}, {row['difference_high'] * 100:+.1f}]"
+        if row["difference_low"] == row["difference_low"]
+        else ""
+    )
+    numbers = (
+        f"{row['difference'] * 100:+.1f} points{interval} ({sides.a_words} {row[f'rate_{a}']:.1%}"
+        f" against {sides.b_words} {row[f'rate_{b}']:.1%}, p = {row['p_value']:.2g}, "
+        f"{int(row[f'names_{a}'])} + {int(row[f'names_{b}'])} names as the sample)"
+    )
+    if gap["outcome"] == "shown":
+        more = sides.a_words if row["difference"] > 0 else sides.b_words
+        return f"**{name}: questions about {more} subjects went unanswered more often**, {numbers}."
+    return f"{name}: no difference shown between the groups' non-answers, {numbers}."
+
+
+def non_answer_phrase(findings: pd.DataFrame, sides: Sides) -> str | None:
+    """The terminal's line on the questions asked free (None where none was): the share not
+    answered per question, a gap between the groups where one is shown, what the metrics keep."""
+    free = free_questions(findings)
+    if not free:
+        return None
+    rates = ", ".join(
+        f"{QUESTION_NAMES[q]} {fact(findings, 'non_answers', q)['value']:.0%}" for q in free
+    )
+    shown = [
+        (q, gap)
+        for q in free
+        if q in ABOUT_ONE and (gap := fact(findings, "non_answer_gap", q))["outcome"] == "shown"
+    ]
+    gaps = "; ".join(
+        f"{QUESTION_NAMES[q]} {gap['value'] * 100:+.1f} points for {sides.a_words} subjects, "
+        f"p = {gap['p_value']:.2g}"
+        for q, gap in shown
+    )
+    instances = fact(findings, "non_answers", INSTANCES)
+    kept = int(instances["total"] - instances["count"])
+    return (
+        f"free answers: not answered {rates}"
+        + (f"; unanswered more by group ({gaps})" if gaps else "")
+        + f"; the metrics rest on the {kept} of {int(instances['total'])} instances answered whole"
+    )

@@ -1,0 +1,123 @@
+"""Free questions' non-answers (analysis/non_answers.py): rates, the group comparison over the
+names, the instances and pairs the metrics keep, and the findings that phrase them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import expit, logit
+
+from hiremeornot.analysis.findings import fact, model_findings
+from hiremeornot.analysis.non_answers import (
+    answered_instances,
+    answered_pairs,
+    between_groups,
+    non_answer_table,
+)
+from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
+from tests.helpers.report_tables import ANSWERED, REPORT, asked_steps, tables
+
+
+def overall(table, question, kind="any"):
+    rows = table[(table["question"] == question) & (table["occupation"] == "all")]
+    return rows[rows["kind"] == kind].iloc[0]
+
+
+def test_rates_count_each_kind_per_question_and_occupation():
+    steps = asked_steps({"q2": ["refused", "female", "other", "male"], "step1": ["unparsed"]})
+    table = non_answer_table(*steps, GENDER, 0.95)
+    q2 = overall(table, "q2")
+    assert (q2["asked"], q2["count"], q2["rate"]) == (4, 2, 0.5)
+    assert q2["rate_low"] < 0.5 < q2["rate_high"]
+    assert overall(table, "q2", "refused")["count"] == 1
+    assert overall(table, "q2", "unparsed")["count"] == 0
+    assert overall(table, "step1")["rate"] == 1.0
+    nurse = table[(table["question"] == "q2") & (table["occupation"] == "nurse")].iloc[0]
+    assert nurse["count"] == 2
+    # two of the four instances have a Q2 not answered: they leave the metrics
+    assert (overall(table, "instances")["count"], overall(table, "instances")["asked"]) == (2, 4)
+    assert overall(table, "q1")["count"] == 0 and np.isnan(overall(table, "q1")["p_value"])
+
+
+def test_the_groups_are_compared_over_their_names():
+    """Every woman's Q1 is refused and no man's: a difference of 1 with the permutation p of
+    4 + 4 names (exact: 2 of the 70 splits are as extreme)."""
+    table = non_answer_table(*asked_steps({"q1": ["refused", "yes"]}), GENDER, 0.95)
+    q1 = overall(table, "q1")
+    assert (q1["rate_female"], q1["rate_male"], q1["difference"]) == (1.0, 0.0, 1.0)
+    assert (q1["names_female"], q1["names_male"]) == (4, 4)
+    assert q1["p_value"] == pytest.approx(2 / 70)
+    assert np.isnan(q1["difference_low"])  # no spread within either group: no Welch interval
+    assert np.isnan(overall(table, "q2")["rate_female"])  # Q2 asks about both groups at once
+
+
+def test_the_gap_test_holds_its_level_and_finds_a_planted_gap():
+    """Simulated Step-1 refusals, names as the sample (each name's own rate varies): under no
+    gap the test rejects near alpha, and the interval covers; a planted gap is found."""
+    rng = np.random.default_rng(7)
+
+    def audit(shift: float) -> dict:
+        rows = []
+        for side, effect in (("female", shift), ("male", 0.0)):
+            for i in range(10):
+                p = expit(logit(0.15) + effect + rng.normal(0, 0.5))
+                refused = rng.random(24) < p
+                rows += [(f"{side}{i}", side, "refused" if r else "yes") for r in refused]
+        step1 = pd.DataFrame(rows, columns=["subject", "gender", "choice"])
+        return between_groups(step1, step1["choice"] == "refused", GENDER, 0.95)
+
+    null = [audit(0.0) for _ in range(200)]
+    rejected = np.mean([row["p_value"] < 0.05 for row in null])
+    covered = np.mean([row["difference_low"] <= 0 <= row["difference_high"] for row in null])
+    assert rejected < 0.09 and covered > 0.91
+    assert np.mean([audit(1.2)["p_value"] < 0.05 for _ in range(40)]) > 0.8
+
+
+def test_an_instance_with_any_question_not_answered_leaves_every_metric():
+    step1, step2, step3 = asked_steps({"q1": ["yes", "refused", "yes", "yes"], "q3": ["other"]})
+    kept2, kept3 = answered_instances(step2, step3)
+    assert set(kept2["instance_id"]) == set(kept3["instance_id"]) == set()  # every Q3 hedged
+    step1, step2, step3 = asked_steps({"q1": ["yes", "yes", "refused", *["yes"] * 5]})
+    kept2, kept3 = answered_instances(step2, step3)  # the second pair's man was refused
+    kept = {"nurse|W0-M0", "nurse|W2-M2", "nurse|W3-M3"}
+    assert set(kept2["instance_id"]) == set(kept3["instance_id"]) == kept
+    assert answered_instances(*asked_steps({})[1:])[0].shape == step2.shape
+
+
+def test_an_attribute_pair_with_either_question_not_answered_leaves_the_gaps():
+    granted = pd.DataFrame(
+        {
+            "wording": "paper",
+            "instance_id": ["i1"] * 4,
+            "element_id": ["a", "a", "b", "b"],
+            "subject": ["W", "M"] * 2,
+            "choice": ["yes", "other", "no", "yes"],
+        }
+    )
+    assert list(answered_pairs(granted)["element_id"]) == ["b", "b"]
+
+
+def test_findings_say_what_was_asked_free_what_went_unanswered_and_the_gap():
+    metrics, tests, position = tables("female_first+male_first", 10, "inconclusive")
+    steps = asked_steps({"q1": ["refused", "yes"], "q2": ["refused", "male"]})
+    table = non_answer_table(*steps, GENDER, 0.95)
+    model = {"backend": "openai", "model": "g", "answers_mode": {"step2": "free"}}
+    found = model_findings(
+        metrics,
+        tests,
+        position,
+        ANSWERED,
+        table,
+        model=model,
+        settings=REPORT,
+        contrast=GENDER_CONTRAST,
+    )
+    q1 = fact(found, "non_answers", question="q1")
+    assert (q1["outcome"], q1["count"], q1["total"]) == ("some", 4, 8)
+    assert fact(found, "non_answers", question="q2")["outcome"] == "not asked"  # step3 held
+    assert fact(found, "non_answers", question="instances")["outcome"] == "some"
+    gap = fact(found, "non_answer_gap", question="q1")
+    assert (gap["outcome"], gap["value"]) == ("shown", 1.0)
+    with pytest.raises(ValueError, match="0 rows"):  # Step 1 was asked constrained
+        fact(found, "non_answer_gap", question="step1")

@@ -24,6 +24,7 @@ from hiremeornot.writing.headlines import (
     verdict_row,
     verdict_table,
 )
+from hiremeornot.writing.non_answers import non_answer_phrase
 
 TEMPLATES = jinja2.Environment(
     loader=jinja2.PackageLoader("hiremeornot.writing"),
@@ -58,6 +59,8 @@ class Cell:
     anchor: str
     alignment: str  # the alignment with the workforce in one sentence, "" where not measured
     alignment_figure: str  # its figure, relative to results/
+    non_answers: str  # what free questions left unanswered, "" where every one was constrained
+    non_answers_table: str  # its table, relative to results/
 
 
 def data_uri(path: str | Path) -> str:
@@ -92,7 +95,14 @@ def cell(
         if alignment is None
         else alignment_line(alignment, counts["differs_a"] + counts["differs_b"]),
         alignment_figure=f"{prefix}figures/alignment_{model}.png",
+        non_answers=_sentence(non_answer_phrase(findings, contrast.sides)),
+        non_answers_table=f"{prefix}{model}/non_answers.tsv",
     )
+
+
+def _sentence(phrase: str | None) -> str:
+    """A phrase as a sentence, "" for none."""
+    return f"{phrase[0].upper()}{phrase[1:]}." if phrase else ""
 
 
 def ll144_rows(table: pd.DataFrame) -> list[dict[str, str]]:
@@ -177,8 +187,9 @@ def report_front(cells: Sequence[Cell]) -> str:
     for entry in cells:
         what = entry.verdicts["what answered"]
         lines.append(f"- {_rst(entry.headline)} ({_rst(what)}; {_rst(entry.contrast)})")
-        if entry.alignment:
-            lines.append(f"  {_rst(entry.alignment)}")
+        for said in (entry.alignment, entry.non_answers):
+            if said:
+                lines.append(f"  {_rst(said)}")
     return "\n".join(lines) + "\n"
 
 

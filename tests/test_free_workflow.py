@@ -1,0 +1,82 @@
+"""The workflow end to end with questions asked free (answers_mode), on the simulated backend:
+its planted refusals counted per group, the metrics on the answered instances, the words that
+say so, and a step switched to free leaving the other steps' stored answers alone."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from tests.conftest import needs_data
+from tests.helpers.workflow_runs import SIMULATED, TINY, run_tiny, step_table
+
+pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
+MODEL = "planted"
+FREE = {
+    "refused": {"step1": 0.1, "q1": 0.1, "q2": 0.1, "q3": 0.1},
+    "other": {"q3": 0.1},
+    "refusal_effects": {"female": 2.0},
+}
+CONFIG = {
+    **TINY,
+    "names": {**TINY["names"], "pairs": 6},
+    "models": {MODEL: {**SIMULATED, "respondent": {**SIMULATED["respondent"], "free": FREE}}},
+}
+
+
+def asked(results, step: str) -> int:
+    """How many questions the model's ``step`` jobs asked of it (not from the store)."""
+    return sum(json.loads(p.read_text())["asked"] for p in (results / MODEL / step).glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def free_run(tmp_path_factory):
+    """The planted model asked constrained, then with Step 3 free, then with every step free."""
+    workdir = tmp_path_factory.mktemp("free-run")
+    run_tiny(workdir, config=CONFIG)
+    results = workdir / "results"
+    constrained = {step: asked(results, step) for step in ("step1", "step2", "step3")}
+    per_step = {**CONFIG["models"][MODEL], "answers_mode": {"step3": "free"}}
+    run_tiny(workdir, config={**CONFIG, "models": {MODEL: per_step}})
+    step3_free = {step: asked(results, step) for step in ("step1", "step2", "step3")}
+    every = {**CONFIG["models"][MODEL], "answers_mode": "free"}
+    done = run_tiny(workdir, config={**CONFIG, "models": {MODEL: every}})
+    return workdir, constrained, step3_free, done.stderr + done.stdout
+
+
+def test_a_step_switched_to_free_asks_only_its_own_questions_again(free_run):
+    _, constrained, step3_free, _ = free_run
+    assert min(constrained.values()) > 0
+    assert step3_free == {"step1": 0, "step2": 0, "step3": constrained["step3"]}
+
+
+def test_non_answers_are_counted_per_question_and_group(free_run):
+    results = free_run[0] / "results"
+    table = pd.read_csv(results / MODEL / "non_answers.tsv", sep="\t")
+    overall = table[(table["occupation"] == "all") & (table["kind"] == "any")]
+    step1 = overall.set_index("question").loc["step1"]
+    # planted: 0.1 for men, expit(logit(0.1) + 2) = 0.45 for women
+    assert 0.3 < step1["rate_female"] < 0.6 and step1["rate_male"] < 0.2
+    assert step1["difference_low"] > 0 and step1["p_value"] < 0.05
+    q3 = table[(table["question"] == "q3") & (table["occupation"] == "all")].set_index("kind")
+    assert q3.loc["other", "count"] > 0 and q3.loc["unparsed", "count"] == 0
+    step3 = step_table(results, MODEL, "step3")
+    assert {"reply", "rule", "free_tokens"} <= set(step3.columns)
+    assert set(step3["choice"]) >= {"refused", "other", "female", "male"}
+
+
+def test_the_metrics_rest_on_the_answered_instances_and_the_words_say_so(free_run):
+    workdir, *_, output = free_run
+    results = workdir / "results"
+    table = pd.read_csv(results / MODEL / "non_answers.tsv", sep="\t")
+    instances = table[table["question"] == "instances"].set_index("occupation").loc["all"]
+    outcomes = pd.read_csv(results / MODEL / "outcomes.tsv", sep="\t")
+    assert 0 < len(outcomes) == instances["asked"] - instances["count"]
+    answered = {"yes", "no", "female", "male", "both", "neither"}
+    assert set(outcomes[["q1_female", "q1_male", "q2", "q3"]].stack()) <= answered
+    summary = (results / "summary.md").read_text()
+    assert "**Step 1: questions about female subjects went unanswered more often**" in summary
+    assert f"on the {len(outcomes)} of {int(instances['asked'])} instances" in summary
+    assert "free answers: not answered Step 1" in output

@@ -8,6 +8,7 @@ from hiremeornot.asking.backends import Response, model_identity
 from hiremeornot.asking.backends.openai.cost import cost_estimate
 from hiremeornot.asking.estimate import estimate, step_requests
 from hiremeornot.asking.store import ResponseStore, request_key
+from hiremeornot.config import model_settings
 from hiremeornot.design.contrasts import GENDER
 from hiremeornot.plan import step_settings
 from hiremeornot.writing.estimate import estimate_markdown
@@ -21,7 +22,7 @@ GPT = {"backend": "openai", "model": "gpt-x", "shard_size": 2, "price_per_millio
 
 
 def by_step(model):
-    config = {**CONFIG, "models": {"gpt": model}}
+    config = {**CONFIG, "models": {"gpt": model_settings(model)}}
     return {s: step_settings(config, "gpt", s) for s in ["step1", "step2", "step3"]}
 
 
@@ -96,3 +97,29 @@ def test_tokens_for_an_api_without_prices_and_counts_only_for_a_local_model(inpu
     assert list(local_rows["questions"]) == list(api_rows["questions"])
     text = estimate_markdown(table)
     assert "- api: no prices configured" in text and "- local" not in text
+
+
+def test_a_step_asked_free_is_priced_at_its_budget_and_its_own_store_keys(inputs, tmp_path):  # noqa: F811
+    free = {**GPT, "answers_mode": {"step1": "free", "step3": "free"}, "free_max_tokens": 100}
+    settings = by_step(free)
+    requests = step_requests("step1", settings["step1"], inputs, "no", ["paper"], sides=GENDER)
+    store = ResponseStore.open(tmp_path, "gpt")
+    identity = model_identity(settings["step1"]["model"])
+    held = [request_key(identity, r) for r in requests[:5]]  # stored constrained only
+    store.put(
+        (key, r, Response("No", (-1.0, -0.5))) for key, r in zip(held, requests, strict=False)
+    )
+    store.close()
+    table = estimate(
+        {"gpt": settings},
+        inputs["instances"],
+        inputs["attributes"],
+        tmp_path,
+        ["paper"],
+        sides=GENDER,
+    ).set_index("step")
+    constrained = gpt_estimate(inputs, tmp_path).set_index("step")
+    assert table.loc["step1", "in_store"] == 0  # a free question is not its constrained twin
+    assert table.loc["step1", "output_tokens"] == 100 * len(requests)
+    assert table.loc["step3", "output_tokens"] == 100 * table.loc["step3", "questions"]
+    assert table.loc["step2", "output_tokens"] == constrained.loc["step2", "output_tokens"]

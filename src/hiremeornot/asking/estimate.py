@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import pandas as pd
 
 from hiremeornot.asking.backends import Request, model_identity
 from hiremeornot.asking.backends.openai.cost import cost_estimate
-from hiremeornot.asking.steps import build_questions
+from hiremeornot.asking.steps import build_questions, free_tokens
 from hiremeornot.asking.store import ResponseStore, request_key
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.design.questions import STEP1_KEY, step1_rows
@@ -110,14 +111,20 @@ class QuestionPlan:
 
 def estimate_row(model: str, step: str, settings: dict, plan: QuestionPlan, store_dir: Path):
     """One model and step: question count, store hits (Step 1), and for a paid API the token
-    and cost brackets."""
-    low = plan.requests(step, settings, "no")
+    and cost brackets (a step asked free priced at its replies' whole budget)."""
+    free = free_tokens(settings["model"], step)
+
+    def asked(granted: str) -> list[Request]:  # as the step asks them: free, or constrained
+        built = plan.requests(step, settings, granted)
+        return built if free is None else [replace(r, free_tokens=free) for r in built]
+
+    low = asked("no")
     row = {"model": model, "step": step, "questions": len(low)}
     if step == "step1":
         low = high = not_in_store(low, settings["model"], store_dir, model)
         row["in_store"] = row["questions"] - len(low)
     else:
-        high = plan.requests(step, settings, "yes")
+        high = asked("yes")
     if settings["model"]["backend"] == "openai":
         least, most = cost_estimate(low, settings["model"]), cost_estimate(high, settings["model"])
         row.update(

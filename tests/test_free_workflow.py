@@ -80,3 +80,21 @@ def test_the_metrics_rest_on_the_answered_instances_and_the_words_say_so(free_ru
     assert "**Step 1: questions about female subjects went unanswered more often**" in summary
     assert f"on the {len(outcomes)} of {int(instances['asked'])} instances" in summary
     assert "free answers: not answered Step 1" in output
+    assert "the free answer was the same in Step 1 100% of" in summary
+
+
+def test_free_answers_are_set_beside_the_constrained_ones_the_store_holds(free_run):
+    """The respondent draws a free answer as its constrained one: every answered reply that has
+    a constrained twin agrees. Every Step-1 question has one; a Q1 has one only where Step 1
+    granted the same attributes in both modes (its prompt states them)."""
+    results = free_run[0] / "results"
+    table = pd.read_csv(results / MODEL / "non_answers.tsv", sep="\t")
+    agrees = table[table["kind"] == "agrees"].set_index("question")
+    assert list(agrees.index) == ["step1", "q1", "q2", "q3"] and (agrees["rate"] == 1.0).all()
+    for step, question in (("step1", "step1"), ("step2", "q1")):
+        asked = step_table(results, MODEL, step)
+        answered = asked[~asked["choice"].isin(["refused", "other", "unparsed"])]
+        twinned = answered[answered["constrained"].notna()]
+        assert (twinned["choice"] == twinned["constrained"]).all()
+        assert agrees.loc[question, "asked"] == len(twinned) > 0
+    assert len(twinned) < len(answered)  # Q1's prompts changed with Step 1's refusals

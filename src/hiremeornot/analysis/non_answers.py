@@ -11,6 +11,10 @@ where the splits of the names are at most PERMUTATIONS, a seeded sample of them 
 which holds under any distribution of the shares. Q2 and Q3 ask about one person of each group
 at once, so they get no group comparison.
 
+Where the model's store also held a free question's constrained twin when it was asked (the
+step table's ``constrained``), a row of kind ``agrees`` gives how many of the answered free
+replies gave the constrained answer (``asked``: those compared).
+
 ``answered_instances`` keeps, of Steps 2 and 3, the instances (in a wording) whose Q1-Q3 were
 all answered: Confirmation, Consistency, the differences and every statistic built on them are
 statistics of the answered instances (docs/method.md#free-answers); ``answered_pairs`` keeps
@@ -34,6 +38,7 @@ ANY = "any"
 KINDS = (ANY, *NON_ANSWERS)
 ALL = "all"  # the occupation of the rows over the whole run
 INSTANCES = "instances"  # the rows of instances with any of Q1-Q3 not answered
+AGREES = "agrees"  # the kind of the rows of free answers that agree with the constrained one
 PERMUTATIONS = 20_000
 SEED = 20261206  # the permutation sample's, so that a run's p is reproducible
 # The questions about one person, compared between the groups.
@@ -123,6 +128,10 @@ def non_answer_table(
             if question in ABOUT_ONE:
                 row |= between_groups(table, missing, sides, confidence)
             rows.append(row)
+        if "constrained" in table:  # the same questions asked with the constraint too
+            compared = ~unanswered(table) & table["constrained"].notna()
+            agrees = table["choice"][compared] == table["constrained"][compared]
+            rows.append(_rate(question, ALL, AGREES, agrees, confidence))
         if "occupation" in table:
             for occupation, asked in table.groupby("occupation", sort=False):
                 rows.append(_rate(question, occupation, ANY, unanswered(asked), confidence))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ import pandas as pd
 from hiremeornot.asking.ask import AskSummary, ask
 from hiremeornot.asking.backends import Request, Response, load_backend, model_identity
 from hiremeornot.asking.free_replies import read_reply
-from hiremeornot.asking.store import ResponseStore, batch_journal_dir
+from hiremeornot.asking.store import ResponseStore, batch_journal_dir, request_key
 from hiremeornot.design.contrasts import Contrast, Sides
 from hiremeornot.design.prompts import PromptRenderer
 from hiremeornot.design.questions import (
@@ -201,6 +202,21 @@ def requests_of(
     ]
 
 
+def constrained_twins(
+    requests: Sequence[Request], store: ResponseStore, model_settings: Mapping[str, Any]
+) -> list[str | None]:
+    """Per free request, the role its constrained twin (the same question, asked with the
+    constraint) was answered with, where the model's store holds it (None where it does not):
+    the two modes compared without asking anything."""
+    identity = model_identity(model_settings)
+    keys = [request_key(identity, replace(r, free_tokens=None)) for r in requests]
+    known = store.get(keys)
+    return [
+        r.about["roles"][r.choices.index(known[key].answer)] if key in known else None
+        for r, key in zip(requests, keys, strict=True)
+    ]
+
+
 def run_step(
     step: str,
     model: str,
@@ -240,9 +256,13 @@ def run_step(
             label=f"{model} {step} shard {shard}",
             progress=progress,
         )
+        free = free_tokens(model_settings, step)
+        twins = None if free is None else constrained_twins(requests, store, model_settings)
     finally:
         store.close()
-    answered = attach_answers(questions, responses, free_tokens(model_settings, step))
+    answered = attach_answers(questions, responses, free)
+    if twins is not None:
+        answered["constrained"] = twins
     for wording, path in outputs.items():
         write_table(answered[answered["wording"] == wording].reset_index(drop=True), path)
     return summary

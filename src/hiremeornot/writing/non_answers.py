@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from hiremeornot.analysis.findings import fact
-from hiremeornot.analysis.non_answers import ABOUT_ONE, ALL, INSTANCES, KINDS
+from hiremeornot.analysis.non_answers import ABOUT_ONE, AGREES, ALL, INSTANCES, KINDS
 from hiremeornot.design.contrasts import Sides
 
 QUESTION_NAMES = {"step1": "Step 1", "q1": "Q1", "q2": "Q2", "q3": "Q3"}
@@ -34,6 +34,17 @@ def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Side
         fact(findings, "non_answer_gap", q)["outcome"] == "shown" for q in free if q in ABOUT_ONE
     ):
         gaps.append("Who the model answers for is itself a finding.")
+    agreed = [
+        f"{QUESTION_NAMES[q]} {overall.loc[(q, AGREES), 'rate']:.0%} of "
+        f"{int(overall.loc[(q, AGREES), 'asked'])}"
+        for q in free
+        if (q, AGREES) in overall.index and overall.loc[(q, AGREES), "asked"]
+    ]
+    if agreed:
+        gaps.append(
+            "Where the store also held the constrained answer, the free answer was the same in "
+            f"{', '.join(agreed)} compared (`constrained` in the step tables)."
+        )
     instances = fact(findings, "non_answers", INSTANCES)
     kept = int(instances["total"] - instances["count"])
     text = (

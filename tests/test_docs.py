@@ -6,7 +6,10 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
+from hiremeornot import checks
+from hiremeornot.config import validate_config
 from tests.conftest import REPO
 
 
@@ -56,3 +59,19 @@ def test_the_readmes_slurm_recipe_plans_a_run_as_written(tmp_path):
         done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, line + "\n" + (done.stdout + done.stderr)[-3000:]
         assert "rule ask_model:" in done.stdout and "This was a dry-run" in done.stdout, line
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/backends/openai.md", "docs/backends/vllm.md"])
+def test_every_config_a_doc_shows_is_a_valid_config(doc):
+    """A config a reader copies from the docs passes the schema and the checks that need no
+    file (a model's own paths and keys are the reader's)."""
+    text = (REPO / doc).read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
+    configs = [yaml.safe_load(block) for block in blocks]
+    configs = [c for c in configs if isinstance(c, dict) and "models" in c]
+    assert configs or doc != "README.md"
+    for config in configs:
+        loaded = validate_config(config)
+        for name, settings in loaded["models"].items():
+            checks.check_backend_keys(name, settings)
+            checks.check_answers_mode(name, settings)

@@ -80,6 +80,8 @@ def test_the_metrics_rest_on_the_answered_instances_and_the_words_say_so(free_ru
     assert "**Step 1: questions about female subjects went unanswered more often**" in summary
     assert f"on the {len(outcomes)} of {int(instances['asked'])} instances" in summary
     assert "free answers: not answered Step 1" in output
+    datasheet = (results / "export" / "README.md").read_text()
+    assert "the model's reply, whole" in datasheet and "see docs/outputs.md" not in datasheet
     assert "the free answer was the same in Step 1 100% of" in summary
 
 

@@ -433,7 +433,7 @@ def test_a_setting_of_another_backend_is_refused(key, marked):
         check_config(validate_config(config))
 
 
-@pytest.mark.parametrize("backend", ["vllm", "extractive_qa"])
+@pytest.mark.parametrize("backend", ["extractive_qa"])
 @pytest.mark.parametrize("mode", ["free", {"step3": "free"}])
 def test_free_questions_for_a_backend_that_cannot_ask_them_are_refused(backend, mode):
     config = {"models": {"m": {"backend": backend, "model": "m", "answers_mode": mode}}}

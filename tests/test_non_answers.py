@@ -3,6 +3,8 @@ names, the instances and pairs the metrics keep, and the findings that phrase th
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,7 +17,10 @@ from hiremeornot.analysis.non_answers import (
     between_groups,
     non_answer_table,
 )
+from hiremeornot.cli import main
 from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
+from hiremeornot.tables_io import write_table
+from hiremeornot.writing.non_answers import non_answer_phrase, non_answer_sentence
 from tests.helpers.report_tables import ANSWERED, REPORT, asked_steps, tables
 
 
@@ -121,3 +126,69 @@ def test_findings_say_what_was_asked_free_what_went_unanswered_and_the_gap():
     assert (gap["outcome"], gap["value"]) == ("shown", 1.0)
     with pytest.raises(ValueError, match="0 rows"):  # Step 1 was asked constrained
         fact(found, "non_answer_gap", question="step1")
+
+
+def test_the_words_say_what_went_unanswered_the_gap_and_what_the_metrics_rest_on():
+    metrics, tests, position = tables("female_first+male_first", 10, "inconclusive")
+    # five of six women's Q1 refused, no man's; one Q2 hedged: one instance answered whole
+    q1 = [*["refused", "yes"] * 5, "yes", "yes"]
+    steps = asked_steps({"q1": q1, "q2": ["male"] * 4 + ["other", "male"]}, names=6)
+    table = non_answer_table(*steps, GENDER, 0.95)
+
+    def said(mode):
+        model = {"backend": "openai", "model": "g", "answers_mode": mode}
+        found = model_findings(
+            metrics,
+            tests,
+            position,
+            ANSWERED,
+            table,
+            model=model,
+            settings=REPORT,
+            contrast=GENDER_CONTRAST,
+        )
+        return non_answer_sentence(table, found, GENDER), non_answer_phrase(found, GENDER)
+
+    assert said("constrained") == (None, None)
+    sentence, phrase = said("free")
+    assert sentence.startswith(
+        "Free answers (Step 1, Q1, Q2, Q3 asked without the constraint, each reply read by the "
+        "documented parser): not answered Step 1 0.0% (refused 0.0%, other 0.0%, unparsed 0.0%); "
+        "Q1 41.7% (refused 41.7%, other 0.0%, unparsed 0.0%); Q2 16.7% (refused 0.0%, other "
+        "16.7%, unparsed 0.0%); Q3 0.0%"
+    )
+    assert "Step 1:" not in sentence  # nothing went unanswered there: nothing to compare
+    assert (
+        "**Q1: questions about female subjects went unanswered more often**, +83.3 points "
+        "[+40.5, +100.0] (female 83.3% against male 0.0%, p = 0.015, 6 + 6 names as the sample)"
+    ) in sentence
+    assert "on the 1 of 6 instances whose Q1-Q3 were all answered (83% left out)" in sentence
+    assert phrase == (
+        "free answers: not answered Step 1 0%, Q1 42%, Q2 17%, Q3 0%; unanswered more by group "
+        "(Q1 +83.3 points for female subjects, p = 0.015); the metrics rest on the 1 of 6 "
+        "instances answered whole"
+    )
+
+
+def test_metrics_of_a_model_that_answered_no_instance_whole_stop_saying_what_to_read(
+    tmp_path, capsys
+):
+    _, step2, step3 = asked_steps({"q2": ["refused"]})
+    paths = {name: tmp_path / f"{name}.parquet" for name in ("step2", "step3", "instances")}
+    for name, table in (("step2", step2), ("step3", step3), ("instances", step2)):
+        write_table(table, paths[name])
+    outputs = {flag: tmp_path / "m" / f"{flag}.tsv" for flag in ("outcomes", "by-order")}
+    argv = [
+        "metrics",
+        *("--settings", json.dumps({"difference": "biased"})),
+        *("--contrast", json.dumps(GENDER_CONTRAST.as_dict())),
+        *("--model", "m", "--instances", str(paths["instances"])),
+        *("--step2", str(paths["step2"]), "--step3", str(paths["step3"])),
+        *("--out-outcomes", str(outputs["outcomes"]), "--out-by-order", str(outputs["by-order"])),
+        *("--out", str(tmp_path / "m" / "metrics.tsv")),
+    ]
+    assert main(argv) == 1
+    error = capsys.readouterr().err
+    assert "m: no instance had Q1, Q2 and Q3 all answered" in error
+    assert str(tmp_path / "m" / "non_answers.tsv") in error
+    assert not (tmp_path / "m" / "metrics.tsv").exists()

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -84,6 +86,7 @@ TOLERANCE = 1e-4
 KEY_ENV = "HIREMEORNOT_VLLM_SERVE_KEY"
 # The steps whose choices are one token each for the model: their probabilities compare.
 ONE_TOKEN_CHOICES = ("step1", "step2")
+FREE_TOKENS = 12
 
 
 def tiny_model_corpus() -> list[str]:
@@ -133,18 +136,34 @@ def test_vllm_answers_as_transformers_does(tiny_run, vllm_run, step):
 
 
 @pytest.fixture(scope="module")
-def layouts(vllm_run, tmp_path_factory) -> dict[str, dict[str, pd.DataFrame]]:
+def tiny_model(tmp_path_factory) -> Path:
+    """A tiny random model's folder (built here), which every layout loads."""
+    folder = tmp_path_factory.mktemp("vllm-layouts")
+    return tiny_llama_chat(folder / "tiny-llama", tiny_model_corpus(), hidden_size=128)
+
+
+def free_requests(requests: list[Request]) -> list[Request]:
+    """Every sixth question of ``requests`` asked free, within FREE_TOKENS."""
+    return [replace(r, free_tokens=FREE_TOKENS) for r in requests[::6]]
+
+
+@pytest.fixture(scope="module")
+def layouts(vllm_run, tiny_model) -> dict[str, dict[str, pd.DataFrame]]:
     """Each step's prompts, answers and log-probabilities (in the choices' order) of each of
     LAYOUTS of the tiny model, asked the questions vLLM's one-worker model answered in the
-    workflow, in one engine start each."""
-    folder = tmp_path_factory.mktemp("vllm-layouts")
-    tiny = tiny_llama_chat(folder / "tiny-llama", tiny_model_corpus(), hidden_size=128)
+    workflow, in one engine start each; and under ``free``, the replies to a sixth of them
+    asked free (free_requests)."""
+    folder = tiny_model.parent
     tables = {step: by_prompt(vllm_run, "vl", step) for step in STEPS}
     asked = pd.concat([table.assign(step=step) for step, table in tables.items()])
     requests = [Request(row.prompt, tuple(row.choices)) for row in asked.itertuples()]
+    free = free_requests(requests)
     answered = {}
     for name, settings in LAYOUTS.items():
-        responses = answer_in_one_start({**settings, "model": str(tiny)}, requests, folder / name)
+        responses = answer_in_one_start(
+            {**settings, "model": str(tiny_model)}, requests + free, folder / name
+        )
+        responses, replies = responses[: len(requests)], responses[len(requests) :]
         table = asked[["step", "prompt"]].assign(
             answer=[r["answer"] for r in responses], logprobs=[r["logprobs"] for r in responses]
         )
@@ -152,6 +171,9 @@ def layouts(vllm_run, tmp_path_factory) -> dict[str, dict[str, pd.DataFrame]]:
             step: part.drop(columns="step").reset_index(drop=True)
             for step, part in table.groupby("step")
         }
+        answered[name]["free"] = pd.DataFrame(
+            {"prompt": [r.prompt for r in free], "reply": [r["reply"] for r in replies]}
+        )
     return answered
 
 
@@ -166,6 +188,22 @@ def test_two_workers_answer_as_one(layouts, step, one_worker, two_workers):
     assert one["answer"].tolist() == two["answer"].tolist()
     logprobs = [np.concatenate(table["logprobs"].tolist()) for table in (one, two)]
     assert np.allclose(*logprobs, atol=TOLERANCE, equal_nan=True)
+
+
+def test_free_replies_are_greedy_text_alike_in_every_layout_and_in_transformers(
+    layouts, tiny_model
+):
+    """A free question is generated without constraint within its budget: two workers reply
+    as one does, and as the transformers backend does on the same weights (greedy both)."""
+    one = layouts["vt"]["free"]
+    assert len(one) > 0 and one["reply"].map(bool).any()  # a random model may stop at once
+    for name in ("vt2", "vtp"):
+        assert layouts[name]["free"]["reply"].tolist() == one["reply"].tolist(), name
+    settings = {"backend": "transformers", "model": str(tiny_model), "batch_size": 8}
+    transformers = load_backend("transformers", model_settings(settings))
+    # the choices play no part in a free question's reply
+    asked = [Request(p, ("Yes", "No"), free_tokens=FREE_TOKENS) for p in one["prompt"]]
+    assert [r.reply for r in transformers.answer(asked)] == one["reply"].tolist()
 
 
 @pytest.fixture(scope="module")

@@ -26,11 +26,12 @@ REPO = Path(__file__).resolve().parents[2]
 def answer_in_one_start(
     settings: dict[str, Any], requests: list[Request], folder: Path
 ) -> list[dict[str, Any]]:
-    """Each request's answer and log-probabilities (``{"answer", "logprobs"}``), from one
-    backend built of one model's ``settings`` (their ``venv``'s Python runs it)."""
+    """Each request's answer, log-probabilities and free reply (``{"answer", "logprobs",
+    "reply"}``), from one backend built of one model's ``settings`` (their ``venv``'s Python
+    runs it)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "settings.json").write_text(json.dumps(settings))
-    asked = [[request.prompt, list(request.choices)] for request in requests]
+    asked = [[request.prompt, list(request.choices), request.free_tokens] for request in requests]
     (folder / "requests.json").write_text(json.dumps(asked))
     python = Path(settings["venv"], "bin", "python") if settings.get("venv") else sys.executable
     environment = {**os.environ, "OMP_NUM_THREADS": str(settings.get("threads", 1))}
@@ -47,8 +48,12 @@ def main(folder: Path) -> None:
     settings = model_settings(json.loads((folder / "settings.json").read_text()))
     asked = json.loads((folder / "requests.json").read_text())
     backend = load_backend(settings["backend"], settings)
-    responses = backend.answer([Request(prompt, tuple(choices)) for prompt, choices in asked])
-    answered = [{"answer": r.answer, "logprobs": list(r.logprobs)} for r in responses]
+    responses = backend.answer(
+        [Request(prompt, tuple(choices), free_tokens=free) for prompt, choices, free in asked]
+    )
+    answered = [
+        {"answer": r.answer, "logprobs": list(r.logprobs), "reply": r.reply} for r in responses
+    ]
     (folder / "responses.json").write_text(json.dumps(answered))
 
 

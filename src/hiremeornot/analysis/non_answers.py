@@ -193,8 +193,8 @@ def between_groups(
         with warnings.catch_warnings():  # a group whose names are all alike warns, harmlessly
             warnings.simplefilter("ignore", RuntimeWarning)
             welch = stats.ttest_ind(*shares, equal_var=False)
-        interval = welch.confidence_interval(confidence)
-        low, high = float(interval.low), float(interval.high)
+        interval = welch.confidence_interval(confidence)  # a difference of rates: within +-1
+        low, high = max(float(interval.low), -1.0), min(float(interval.high), 1.0)
     permuted = stats.permutation_test(
         shares,
         lambda x, y, axis: np.mean(x, axis=axis) - np.mean(y, axis=axis),

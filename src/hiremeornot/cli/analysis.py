@@ -4,11 +4,13 @@ space and the non-answers. No statistics of the names (see cli.statistics), figu
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pandas as pd
 
 from hiremeornot.analysis import answer_space, metrics, non_answers
 from hiremeornot.asking.steps import write_granted
+from hiremeornot.errors import InputError
 from hiremeornot.tables_io import (
     read_table,
     read_tables,
@@ -38,6 +40,15 @@ def answered_steps(args) -> tuple[pd.DataFrame, pd.DataFrame]:
 def cmd_metrics(args):
     settings = args.settings
     step2, step3 = answered_steps(args)
+    if step3.empty:
+        raise InputError(
+            f"{args.model}: no instance had Q1, Q2 and Q3 all answered, so Confirmation, "
+            f"Consistency and the differences cannot be computed; how often each question went "
+            f"unanswered, and for whom, is in {Path(args.out).parent / 'non_answers.tsv'} "
+            "(add --keep-going to have it written despite this stop); read a sample of the "
+            "replies (the step tables' reply and rule), raise free_max_tokens where many are "
+            "unparsed, or ask these steps constrained"
+        )
     sides = args.contrast.sides
     outcomes = metrics.instance_outcomes(step2, step3, read_table(args.instances), sides)
     write_table(outcomes, args.out_outcomes)

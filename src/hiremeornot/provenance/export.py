@@ -48,7 +48,11 @@ def fields(sides: Sides) -> list[tuple[str, str]]:
         ("prompt", "the exact text sent to the model"),
         ("choices", "the answer space: the answer words, in the order offered"),
         ("roles", f"what each choice means: yes/no, or {a}/{b}/both/neither"),
-        ("answer", "the model's answer (one of choices)"),
+        (
+            "answer",
+            "the model's answer (one of choices); asked free, what the parser read in the "
+            "reply: one of choices, refused, other or unparsed",
+        ),
         ("choice", "the answer's role"),
         (
             "logprobs",
@@ -100,6 +104,15 @@ OPTIONAL_FIELDS: dict[str, str] = {
     "answer_mass": "the probability the model put on the answer space before the constraint "
     "held it there (null where the backend does not see it, or the answer came from a store "
     "written before it was recorded; docs/outputs.md)",
+    "granted": "Q1 (Step 2): how many attributes Step 1 granted the subject, f_A(s), which the "
+    "prompt states",
+    "free_tokens": "a question asked free (answers_mode free): the most tokens its reply could "
+    "take (docs/method.md#free-answers)",
+    "reply": "a question asked free: the model's reply, whole; answer and choice are what the "
+    "parser read in it",
+    "rule": "a question asked free: the parser's rule that read the reply (free_replies.py)",
+    "constrained": "a question asked free: the role its constrained twin was answered with, "
+    "where the model's store held one (null otherwise)",
 }
 # Step-table columns folded into other fields (logprob_<role> become logprobs, probabilities).
 _FOLDED = ("logprob_",)

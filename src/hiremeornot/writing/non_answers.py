@@ -25,15 +25,15 @@ def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Side
         return None
     overall = table[table["occupation"] == ALL].set_index(["question", "kind"])
     rates = "; ".join(_rates(overall, question) for question in free)
-    gaps = [
-        _gap(overall.loc[(q, "any")], fact(findings, "non_answer_gap", q), sides)
-        for q in free
-        if q in ABOUT_ONE
+    compared = [q for q in free if q in ABOUT_ONE]
+    gaps = {q: fact(findings, "non_answer_gap", q) for q in compared}
+    said = [
+        _gap(overall.loc[(q, "any")], gap, sides)
+        for q, gap in gaps.items()
+        if overall.loc[(q, "any"), "count"]  # nothing to compare where none went unanswered
     ]
-    if any(
-        fact(findings, "non_answer_gap", q)["outcome"] == "shown" for q in free if q in ABOUT_ONE
-    ):
-        gaps.append("Who the model answers for is itself a finding.")
+    if any(gap["outcome"] == "shown" for gap in gaps.values()):
+        said.append("Who the model answers for is itself a finding.")
     agreed = [
         f"{QUESTION_NAMES[q]} {overall.loc[(q, AGREES), 'rate']:.0%} of "
         f"{int(overall.loc[(q, AGREES), 'asked'])}"
@@ -41,7 +41,7 @@ def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Side
         if (q, AGREES) in overall.index and overall.loc[(q, AGREES), "asked"]
     ]
     if agreed:
-        gaps.append(
+        said.append(
             "Where the store also held the constrained answer, the free answer was the same in "
             f"{', '.join(agreed)} compared (`constrained` in the step tables)."
         )
@@ -50,7 +50,7 @@ def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Side
     text = (
         f"Free answers ({', '.join(QUESTION_NAMES[q] for q in free)} asked without the "
         f"constraint, each reply read by the documented parser): not answered {rates} "
-        f"(results/<model>/non_answers.tsv). {' '.join(gaps)} "
+        f"(results/<model>/non_answers.tsv). {' '.join(said)} "
         f"Every other number here is on the {kept} of {int(instances['total'])} instances "
         f"whose Q1-Q3 were all answered ({instances['value']:.0%} left out)"
     )

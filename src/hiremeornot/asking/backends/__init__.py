@@ -40,7 +40,7 @@ BACKENDS = {
 
 # The backends that ask free questions (answers_mode free); the others are refused before
 # any job (checks.py).
-FREE_BACKENDS = ("transformers", "openai", "simulated")
+FREE_BACKENDS = ("transformers", "openai", "vllm", "simulated")
 
 # Answers settings each request carries itself (Request.free_tokens), not the model's identity.
 ASKED_PER_REQUEST = frozenset({"answers_mode", "free_max_tokens"})

@@ -7,7 +7,8 @@ computed once). Every request is greedy (temperature 0) and constrained by
 each generated position; ``token_logprobs.choice_logprobs`` turns them into one log-probability
 per choice. vLLM 0.33 applies the constraint's token mask to the logits before it computes
 log-probabilities, so they are the model's log-probabilities renormalized over the tokens the
-constraint allows at each step.
+constraint allows at each step. A free question (``Request.free_tokens``) is generated greedy
+without the constraint, within its token budget, and its text kept as the reply.
 
 Checked against the source of the vllm 0.33.0 wheel: ``LLM.__init__`` and ``LLM.chat``
 (vllm/entrypoints/llm.py), ``EngineArgs`` (vllm/engine/arg_utils.py), ``SamplingParams`` and
@@ -32,6 +33,7 @@ from hiremeornot.asking.backends.base import (
     Response,
     all_or_partial,
     chat_messages,
+    free_response,
 )
 from hiremeornot.asking.backends.location import locate_model
 from hiremeornot.asking.backends.token_logprobs import GeneratedToken, choice_logprobs
@@ -186,10 +188,14 @@ class VLLMBackend(Backend):
         return max(lengths) + MARGIN_TOKENS
 
     def sampling_params(self, requests: Sequence[Request]) -> list[Any]:
-        """One greedy, choice-constrained ``SamplingParams`` per request."""
-        budgets = {choices: self.max_tokens(choices) for choices in {r.choices for r in requests}}
+        """One greedy ``SamplingParams`` per request: choice-constrained, or for a free
+        question unconstrained within its token budget."""
+        held = {r.choices for r in requests if r.free_tokens is None}
+        budgets = {choices: self.max_tokens(choices) for choices in held}
         return [
-            self._sampling_params(
+            self._sampling_params(temperature=0.0, max_tokens=request.free_tokens)
+            if request.free_tokens is not None
+            else self._sampling_params(
                 temperature=0.0,
                 max_tokens=budgets[request.choices],
                 logprobs=self.top_logprobs,
@@ -214,7 +220,9 @@ class VLLMBackend(Backend):
         answered, errors = {}, []
         for index, (request, output) in enumerate(zip(requests, outputs, strict=True)):
             completion = output.outputs[0]
-            if completion.text in request.choices:
+            if request.free_tokens is not None:
+                answered[index] = free_response(request, completion.text.strip())
+            elif completion.text in request.choices:
                 logprobs = choice_logprobs(
                     generated_tokens(completion), request.choices, completion.text
                 )

@@ -4,9 +4,9 @@
 <results>``) from the tiny config's results at commit 5ed2239, the last one before contrasts:
 every output file, the columns of every table, and the digest of the dataset tables, which do
 not depend on a model. A run of today's code must match it exactly. Added since, on purpose:
-each model's answer_space.tsv, pooled.tsv and findings.tsv, the step tables' answer_mass column,
-Step 2's granted column, dataset/capacity.json, dataset/names.parquet and the first page
-(index.html, report_front.rst).
+each model's answer_space.tsv, non_answers.tsv, pooled.tsv and findings.tsv, the step tables'
+answer_mass column, Step 2's granted column, dataset/capacity.json, dataset/names.parquet and
+the first page (index.html, report_front.rst).
 """
 
 from __future__ import annotations

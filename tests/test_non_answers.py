@@ -103,12 +103,11 @@ def test_an_attribute_pair_with_either_question_not_answered_leaves_the_gaps():
     assert list(answered_pairs(granted)["element_id"]) == ["b", "b"]
 
 
-def test_findings_say_what_was_asked_free_what_went_unanswered_and_the_gap():
+def findings_of(table: pd.DataFrame, answers_mode) -> pd.DataFrame:
+    """The findings of an API model asked in ``answers_mode`` with this non-answer table."""
     metrics, tests, position = tables("female_first+male_first", 10, "inconclusive")
-    steps = asked_steps({"q1": ["refused", "yes"], "q2": ["refused", "male"]})
-    table = non_answer_table(*steps, GENDER, 0.95)
-    model = {"backend": "openai", "model": "g", "answers_mode": {"step2": "free"}}
-    found = model_findings(
+    model = {"backend": "openai", "model": "g", "answers_mode": answers_mode}
+    return model_findings(
         metrics,
         tests,
         position,
@@ -118,6 +117,12 @@ def test_findings_say_what_was_asked_free_what_went_unanswered_and_the_gap():
         settings=REPORT,
         contrast=GENDER_CONTRAST,
     )
+
+
+def test_findings_say_what_was_asked_free_what_went_unanswered_and_the_gap():
+    steps = asked_steps({"q1": ["refused", "yes"], "q2": ["refused", "male"]})
+    table = non_answer_table(*steps, GENDER, 0.95)
+    found = findings_of(table, {"step2": "free"})
     q1 = fact(found, "non_answers", question="q1")
     assert (q1["outcome"], q1["count"], q1["total"]) == ("some", 4, 8)
     assert fact(found, "non_answers", question="q2")["outcome"] == "not asked"  # step3 held
@@ -129,24 +134,13 @@ def test_findings_say_what_was_asked_free_what_went_unanswered_and_the_gap():
 
 
 def test_the_words_say_what_went_unanswered_the_gap_and_what_the_metrics_rest_on():
-    metrics, tests, position = tables("female_first+male_first", 10, "inconclusive")
     # five of six women's Q1 refused, no man's; one Q2 hedged: one instance answered whole
     q1 = [*["refused", "yes"] * 5, "yes", "yes"]
     steps = asked_steps({"q1": q1, "q2": ["male"] * 4 + ["other", "male"]}, names=6)
     table = non_answer_table(*steps, GENDER, 0.95)
 
     def said(mode):
-        model = {"backend": "openai", "model": "g", "answers_mode": mode}
-        found = model_findings(
-            metrics,
-            tests,
-            position,
-            ANSWERED,
-            table,
-            model=model,
-            settings=REPORT,
-            contrast=GENDER_CONTRAST,
-        )
+        found = findings_of(table, mode)
         return non_answer_sentence(table, found, GENDER), non_answer_phrase(found, GENDER)
 
     assert said("constrained") == (None, None)

@@ -128,7 +128,10 @@ class TransformersBackend(Backend):
                     pad_token_id=pad,
                 )
             for i, row in zip(indices, out[:, longest:].tolist(), strict=True):
-                replies[i] = self.tokenizer.decode(row, skip_special_tokens=True).strip()
+                text = self.tokenizer.decode(row, skip_special_tokens=True)
+                # a character the budget cut in the middle of its bytes is dropped, as vLLM's
+                # detokenizer drops it
+                replies[i] = text.rstrip("\ufffd").strip()
         return replies
 
     def _constrained(self, requests: Sequence[Request]) -> list[Response]:

@@ -82,6 +82,7 @@ EDITS = {
     "models.*.dtype": "bfloat16",
     "models.*.device": "cuda",
     "models.*.decoding": "likelihood",
+    "models.*.answers_mode": "free",
     "models.*.system_prompt": "Be fair.",
     "models.*.distribution_date": "2027-01-04",
     "models.*.gpu_model": "a100",

@@ -30,6 +30,7 @@ DOWNSTREAM = {
     "difference_table",
     "summary",
     "answer_space",
+    "non_answers",
     "findings",
     "alignment",  # each occupation's result against who holds the job
     "first_page",

@@ -11,7 +11,7 @@ from hiremeornot.arms import BASELINE, check_interventions
 from hiremeornot.asking.backends import FREE_BACKENDS, model_identity
 from hiremeornot.asking.backends.location import model_location
 from hiremeornot.asking.respondent import check_design
-from hiremeornot.config import backend_of, read_yaml, schema, validate_config
+from hiremeornot.config import FREE, answers_mode, backend_of, read_yaml, schema, validate_config
 from hiremeornot.design.contrasts import CONTROL, NEUTRAL_ROLES, contrast_pairs, control_contrast
 from hiremeornot.design.prompts import (
     PAPER,
@@ -50,6 +50,7 @@ from hiremeornot.sameness import (
     refuse_twins,
     same_text,
 )
+from hiremeornot.tables_io import STEPS
 
 
 def check_config_files(paths: Sequence[str | Path], argv: Sequence[str]) -> list[str]:
@@ -386,8 +387,7 @@ def same_content(where: str, entries: dict, what: str, consequence: str) -> None
 
 def check_answers_mode(name: str, settings: dict) -> None:
     """Free questions go only to a backend that asks them."""
-    mode = settings["answers_mode"]
-    free = mode == "free" or (isinstance(mode, dict) and "free" in mode.values())
+    free = any(answers_mode(settings, step) == FREE for step in STEPS)
     if free and settings["backend"] not in FREE_BACKENDS:
         raise InputError(
             f"models.{name}.answers_mode: the {settings['backend']} backend asks only "

@@ -32,6 +32,7 @@ from hiremeornot.errors import InputError
 
 SCHEMA_FILE = "config.schema.yaml"
 ROLES = ("answers", "runtime", "resource", "report")
+CONSTRAINED, FREE = "constrained", "free"  # how a step's questions are asked (answers_mode)
 
 
 @functools.cache
@@ -256,6 +257,13 @@ class _StrictLoader(yaml.SafeLoader):
                 )
             seen[key] = line
         return super().construct_mapping(node, deep)
+
+
+def answers_mode(model_settings: Mapping[str, Any], step: str) -> str:
+    """How ``step``'s questions are asked of a model, by its validated settings: CONSTRAINED or
+    FREE (its answers_mode, one for every step or one per step)."""
+    mode = model_settings["answers_mode"]
+    return mode if isinstance(mode, str) else mode.get(step, CONSTRAINED)
 
 
 def read_yaml(path: str | Path) -> Any:

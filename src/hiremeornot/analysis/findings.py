@@ -20,7 +20,7 @@ from hiremeornot.analysis.non_answers import ABOUT_ONE, ALL, ANY, INSTANCES
 from hiremeornot.analysis.power import detectable
 from hiremeornot.analysis.stats import CONFOUNDED, flaggable_at_floor
 from hiremeornot.asking.backends import location
-from hiremeornot.asking.steps import answers_mode
+from hiremeornot.config import FREE, answers_mode
 from hiremeornot.design.contrasts import Contrast
 from hiremeornot.tables_io import read_table
 
@@ -282,7 +282,7 @@ def non_answer_findings(table: pd.DataFrame, model: Mapping[str, Any], alpha: fl
     overall = table[(table["occupation"] == ALL) & (table["kind"] == ANY)].set_index("question")
     rows = []
     for question, row in overall.iterrows():
-        free = any(answers_mode(model, step) == "free" for step in STEPS_OF[question])
+        free = any(answers_mode(model, step) == FREE for step in STEPS_OF[question])
         outcome = "some" if row["count"] else "none"
         rows.append(
             _row(

@@ -79,29 +79,29 @@ def answered_instances(
     step2: pd.DataFrame, step3: pd.DataFrame
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Steps 2 and 3 less every instance (in a wording) with a Q1, Q2 or Q3 not answered."""
-    keys = ["wording", "instance_id"]
-    left_out = pd.concat([t.loc[unanswered(t), keys] for t in (step2, step3)]).drop_duplicates()
-    if left_out.empty:
-        return step2, step3
-
-    def kept(table: pd.DataFrame) -> pd.DataFrame:
-        index = pd.MultiIndex.from_frame(table[keys])
-        out = index.isin(pd.MultiIndex.from_frame(left_out))
-        return table[~out].reset_index(drop=True)
-
-    return kept(step2), kept(step3)
+    step2, step3 = _without_unanswered([step2, step3], ["wording", "instance_id"])
+    return step2, step3
 
 
 def answered_pairs(step1: pd.DataFrame) -> pd.DataFrame:
     """Step 1's answers joined to the instances (granted.parquet) less every (wording, instance,
     attribute) one of whose two subjects' questions was not answered, so that each attribute's
     gap compares the two people of a pair."""
-    keys = ["wording", "instance_id", "element_id"]
-    left_out = step1.loc[unanswered(step1), keys].drop_duplicates()
+    (kept,) = _without_unanswered([step1], ["wording", "instance_id", "element_id"])
+    return kept
+
+
+def _without_unanswered(tables: list[pd.DataFrame], keys: list[str]) -> list[pd.DataFrame]:
+    """The tables less every row whose ``keys`` are those of a row not answered in any of
+    them (the tables as given where every row was answered)."""
+    left_out = pd.concat([t.loc[unanswered(t), keys] for t in tables]).drop_duplicates()
     if left_out.empty:
-        return step1
-    index = pd.MultiIndex.from_frame(step1[keys])
-    return step1[~index.isin(pd.MultiIndex.from_frame(left_out))].reset_index(drop=True)
+        return tables
+    unanswered_keys = pd.MultiIndex.from_frame(left_out)
+    return [
+        t[~pd.MultiIndex.from_frame(t[keys]).isin(unanswered_keys)].reset_index(drop=True)
+        for t in tables
+    ]
 
 
 def non_answer_table(

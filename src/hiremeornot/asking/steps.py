@@ -25,6 +25,7 @@ from hiremeornot.asking.ask import AskSummary, ask
 from hiremeornot.asking.backends import Request, Response, load_backend, model_identity
 from hiremeornot.asking.free_replies import read_reply
 from hiremeornot.asking.store import ResponseStore, batch_journal_dir, request_key
+from hiremeornot.config import CONSTRAINED, answers_mode
 from hiremeornot.design.contrasts import Contrast, Sides
 from hiremeornot.design.prompts import PromptRenderer
 from hiremeornot.design.questions import (
@@ -39,8 +40,6 @@ from hiremeornot.design.questions import (
 from hiremeornot.errors import InputError
 from hiremeornot.inputs.occupations import shard_titles
 from hiremeornot.tables_io import read_table, read_tables, write_table
-
-CONSTRAINED = "constrained"
 
 
 def occupation_shards(instances: pd.DataFrame, shard_size: int) -> list[list[str]]:
@@ -160,13 +159,6 @@ def write_granted(
     write_table(join_step1(rows, read_tables(step1)), out)
 
 
-def answers_mode(model_settings: Mapping[str, Any], step: str) -> str:
-    """How ``step``'s questions are asked of the model: constrained or free (its answers_mode,
-    one for every step or one per step)."""
-    mode = model_settings["answers_mode"]
-    return mode if isinstance(mode, str) else mode.get(step, CONSTRAINED)
-
-
 def free_tokens(model_settings: Mapping[str, Any], step: str) -> int | None:
     """The reply's token budget where ``step`` is asked free; None where it is constrained."""
     if answers_mode(model_settings, step) == CONSTRAINED:
@@ -241,7 +233,8 @@ def run_step(
     }
     questions = build_questions(step, shard, settings, inputs, list(outputs), contrast.sides)
     model_settings = settings["model"]
-    requests = requests_of(questions, contrast, free_tokens(model_settings, step))
+    free = free_tokens(model_settings, step)
+    requests = requests_of(questions, contrast, free)
     store = ResponseStore.open(store_dir, model, label=f"{step}-shard{shard}")
     try:
         responses, summary = ask(
@@ -256,7 +249,6 @@ def run_step(
             label=f"{model} {step} shard {shard}",
             progress=progress,
         )
-        free = free_tokens(model_settings, step)
         twins = None if free is None else constrained_twins(requests, store, model_settings)
     finally:
         store.close()

@@ -33,13 +33,15 @@ def asked(results, step: str) -> int:
 
 @pytest.fixture(scope="module")
 def free_run(tmp_path_factory):
-    """The planted model asked constrained, then with Step 3 free, then with every step free."""
+    """The planted model asked constrained, then with Step 3 free (the model's jobs only, not
+    what follows them), then with every step free."""
     workdir = tmp_path_factory.mktemp("free-run")
     run_tiny(workdir, config=CONFIG)
     results = workdir / "results"
     constrained = {step: asked(results, step) for step in ("step1", "step2", "step3")}
     per_step = {**CONFIG["models"][MODEL], "answers_mode": {"step3": "free"}}
-    run_tiny(workdir, config={**CONFIG, "models": {MODEL: per_step}})
+    model_jobs = [f"results/{MODEL}/{step}/shard-0.json" for step in ("step2", "step3")]
+    run_tiny(workdir, *model_jobs, config={**CONFIG, "models": {MODEL: per_step}})
     step3_free = {step: asked(results, step) for step in ("step1", "step2", "step3")}
     every = {**CONFIG["models"][MODEL], "answers_mode": "free"}
     done = run_tiny(workdir, config={**CONFIG, "models": {MODEL: every}})

@@ -33,7 +33,7 @@ $(BIN)/.installed: pyproject.toml
 # Chromium for the first page's browser test: Debian's package (Playwright's download needs a
 # CDN), installed where apt-get and root allow it; elsewhere that one test says it was skipped.
 $(BIN)/.installed-test: $(BIN)/.installed
-	$(BIN)/pip install --quiet -e ".[transformers,openai,slurm,test]"
+	$(BIN)/pip install --quiet -e ".[transformers,openai,slurm,providers,test]"
 	command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 		&& apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } \
 		|| echo "no Chromium: tests/test_first_page.py skips its browser test"

@@ -14,6 +14,7 @@ from hiremeornot.asking.backends import ASKED_PER_REQUEST, model_identity
 from hiremeornot.asking.backends.base import BackendSettings, Request
 from hiremeornot.asking.backends.extractive_qa import ExtractiveQASettings
 from hiremeornot.asking.backends.openai import OpenAISettings
+from hiremeornot.asking.backends.providers import ProviderSettings
 from hiremeornot.asking.backends.simulated import SimulatedSettings
 from hiremeornot.asking.backends.transformers_backend import TransformersSettings
 from hiremeornot.asking.backends.vllm_backend import VLLMSettings
@@ -124,7 +125,7 @@ def test_step_settings_hold_only_what_each_step_uses():
 def test_backend_specific_keys_and_defaults_are_filled_per_backend():
     models = {
         backend: {"backend": backend, "model": "x/y"}
-        for backend in ["transformers", "openai", "vllm", "extractive_qa"]
+        for backend in ["transformers", "openai", "vllm", "extractive_qa", "provider"]
     }
     filled = validate_config({"models": models})["models"]
     assert (filled["vllm"]["dtype"], filled["vllm"]["batch_size"]) == ("auto", 512)
@@ -137,6 +138,7 @@ def test_backend_specific_keys_and_defaults_are_filled_per_backend():
     assert "tensor_parallel_size" not in filled["extractive_qa"]
     assert "system_prompt" not in filled["extractive_qa"] and "dtype" not in filled["openai"]
     assert filled["openai"]["constraint"] == "json_schema" and filled["openai"]["mode"] == "sync"
+    assert filled["provider"]["constraint"] == "json_schema" and "mode" not in filled["provider"]
 
 
 @needs_data
@@ -165,6 +167,7 @@ TYPED_SETTINGS = {
     "vllm": VLLMSettings,
     "extractive_qa": ExtractiveQASettings,
     "simulated": SimulatedSettings,
+    "provider": ProviderSettings,
 }
 
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 import yaml
 
-from hiremeornot import checks
+from hiremeornot import model_checks
 from hiremeornot.config import validate_config
 from tests.conftest import REPO
 
@@ -61,7 +61,10 @@ def test_the_readmes_slurm_recipe_plans_a_run_as_written(tmp_path):
         assert "rule ask_model:" in done.stdout and "This was a dry-run" in done.stdout, line
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/backends/openai.md", "docs/backends/vllm.md"])
+@pytest.mark.parametrize(
+    "doc",
+    ["README.md", "docs/backends/openai.md", "docs/backends/vllm.md", "docs/backends/providers.md"],
+)
 def test_every_config_a_doc_shows_is_a_valid_config(doc):
     """A config a reader copies from the docs passes the schema and the checks that need no
     file (a model's own paths and keys are the reader's)."""
@@ -73,5 +76,5 @@ def test_every_config_a_doc_shows_is_a_valid_config(doc):
     for config in configs:
         loaded = validate_config(config)
         for name, settings in loaded["models"].items():
-            checks.check_backend_keys(name, settings)
-            checks.check_answers_mode(name, settings)
+            model_checks.check_backend_keys(name, settings)
+            model_checks.check_answers_mode(name, settings)

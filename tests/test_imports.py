@@ -22,12 +22,13 @@ from tests.conftest import REPO
 PACKAGE = REPO / "src" / "hiremeornot"
 # The stages in the order they run; a module may import its own stage and those before it, and
 # the shared top-level modules (config, errors, tables_io, atomic), which import no stage. The
-# plan (what each job of a config asks), the checks before any job (checks, placement), the
-# intervention arms and __main__ serve the CLI, as if part of it.
+# plan (what each job of a config asks), the checks before any job (checks, model_checks,
+# placement), the intervention arms and __main__ serve the CLI, as if part of it.
 STAGES = ["inputs", "design", "asking", "analysis", "provenance", "writing", "cli"]
 SERVING_THE_CLI = {
     "hiremeornot.plan",
     "hiremeornot.checks",
+    "hiremeornot.model_checks",
     "hiremeornot.placement",
     "hiremeornot.arms",
     "hiremeornot.__main__",

@@ -8,15 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hiremeornot.arms import BASELINE, check_interventions
-from hiremeornot.asking.backends import FREE_BACKENDS, model_identity
-from hiremeornot.asking.backends.location import model_location
+from hiremeornot.asking.backends import model_identity
 from hiremeornot.asking.respondent import check_design
-from hiremeornot.config import FREE, answers_mode, backend_of, read_yaml, schema, validate_config
+from hiremeornot.config import read_yaml, schema, validate_config
 from hiremeornot.design.contrasts import CONTROL, NEUTRAL_ROLES, contrast_pairs, control_contrast
 from hiremeornot.design.prompts import (
     PAPER,
-    check_options_sentence,
-    check_plain_text,
     check_wordings,
     template_fields,
     wordings,
@@ -30,6 +27,7 @@ from hiremeornot.inputs.names import (
 )
 from hiremeornot.inputs.onet import elements_per_type, read_occupation_titles
 from hiremeornot.inputs.workforce import occupation_shares, read_crosswalk, read_shares
+from hiremeornot.model_checks import check_model
 from hiremeornot.placement import check_paths, check_store_place
 from hiremeornot.plan import (
     WORKFORCE_FILE,
@@ -50,7 +48,6 @@ from hiremeornot.sameness import (
     refuse_twins,
     same_text,
 )
-from hiremeornot.tables_io import STEPS
 
 
 def check_config_files(paths: Sequence[str | Path], argv: Sequence[str]) -> list[str]:
@@ -87,22 +84,7 @@ def check_config(config: dict, source: str = "config") -> dict:
     if config["local_data"] is not None:
         check_local_data(config)
     for name, settings in config["models"].items():
-        check_backend_keys(name, settings)
-        try:
-            model_location(settings)
-        except InputError as exc:
-            raise InputError(f"models.{name}: {exc}") from exc
-        check_vllm_job(name, settings)
-        check_answers_mode(name, settings)
-        if settings.get("tokenizer") and settings["constraint"] != "logit_bias":
-            raise InputError(
-                f"models.{name}.tokenizer: only constraint logit_bias reads it, and this model's "
-                f"is {settings['constraint']}; remove it (it would still enter the store's key)"
-            )
-        if settings.get("system_prompt"):
-            check_plain_text(settings["system_prompt"], f"models.{name}.system_prompt")
-        if settings["backend"] == "extractive_qa":
-            check_options_sentence(settings["options_sentence"], f"models.{name}.options_sentence")
+        check_model(name, settings)
     check_step1_shards(config)
     check_workforce(config)
     check_venvs(config)
@@ -250,24 +232,6 @@ def check_answer_space(answers: dict[str, str]) -> None:
             )
 
 
-def check_vllm_job(name: str, settings: dict) -> None:
-    """A vllm model runs one job per step, with the GPUs its parallelism needs."""
-    if settings["backend"] != "vllm":
-        return
-    for key, unsharded in (("shard_size", 0), ("step1_shards", 1)):
-        if settings[key] != unsharded:
-            raise InputError(
-                f"models.{name}.{key}: a vllm model loads its weights once per step and is "
-                f"never sharded; set {key}: {unsharded}"
-            )
-    needed = settings["tensor_parallel_size"] * settings["pipeline_parallel_size"]
-    if settings["distributed_executor_backend"] != "ray" and settings["gpus"] < needed:
-        raise InputError(
-            f"models.{name}.gpus: {settings['gpus']} GPUs, but tensor_parallel_size x "
-            f"pipeline_parallel_size needs {needed}; set gpus: {needed}"
-        )
-
-
 def check_venvs(config: dict) -> None:
     """Every model's ``venv`` holds a hiremeornot to run its jobs."""
     for name, settings in config["models"].items():
@@ -383,28 +347,6 @@ def same_content(where: str, entries: dict, what: str, consequence: str) -> None
             f"{where}.{second}: the same {what} as {where}.{first} ({SET_ASIDE_BUT_CASE}); "
             f"they would {consequence}: give it once"
         )
-
-
-def check_answers_mode(name: str, settings: dict) -> None:
-    """Free questions go only to a backend that asks them."""
-    free = any(answers_mode(settings, step) == FREE for step in STEPS)
-    if free and settings["backend"] not in FREE_BACKENDS:
-        raise InputError(
-            f"models.{name}.answers_mode: the {settings['backend']} backend asks only "
-            f"constrained questions; free needs one of {', '.join(FREE_BACKENDS)}"
-        )
-
-
-def check_backend_keys(name: str, settings: dict) -> None:
-    """A model sets only keys of its own backend (another backend's key would do nothing, and
-    one marked answers would still enter the store's key)."""
-    for key in settings:
-        marked = backend_of(key)
-        if marked is not None and settings["backend"] not in marked:
-            raise InputError(
-                f"models.{name}.{key}: a setting of the {' and '.join(marked)} backend; "
-                f"models.{name} uses {settings['backend']}, where it would do nothing: remove it"
-            )
 
 
 def config_warnings(config: dict) -> list[str]:

@@ -1,4 +1,5 @@
-"""An OpenAI-compatible server on loopback that injects scripted faults.
+"""An OpenAI-compatible server on loopback that injects scripted faults; it also speaks
+Anthropic's Messages API (POST .../messages), with the same faults and choices.
 
 Chat completions: each request takes the next entry of ``faults`` (then "ok"): "429"
 (Retry-After: 0), "500", "timeout" (answers too late), "reset" (drops the connection),
@@ -14,6 +15,11 @@ Batch API: files are uploaded and served back; a batch stays "in_progress" for
 (taking faults the same way; "500" lands in the error file).
 
 A free question (no constraint) is answered with ``free_reply(prompt)``, or a refusal.
+
+Messages API: the answer space comes from ``output_format`` (structured outputs) or a forced
+tool's ``input_schema``; a reply is a text block (the answer JSON, or a free reply) or a
+``tool_use`` block; no log-probabilities (Anthropic has none). "429" and "500" are Anthropic's
+error bodies.
 """
 
 from __future__ import annotations
@@ -60,6 +66,20 @@ def completion(
             }
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def message(content: list[dict], fake: FakeOpenAI) -> dict:
+    """A Messages API reply holding ``content``, from the model ``fake`` reports."""
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": fake.served_model,
+        "content": content,
+        "stop_reason": "tool_use" if content[0]["type"] == "tool_use" else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
     }
 
 
@@ -137,6 +157,38 @@ class FakeOpenAI:
             ]
             tokens = [{**token, "top_logprobs": top} for token in tokens]
         return 200, {}, json.dumps(completion(content, tokens, **served)).encode()
+
+    def messages_reply(self, body: dict, fault: str) -> tuple[int, dict[str, str], bytes]:
+        """A reply of Anthropic's Messages API to ``body`` (see the module's docstring)."""
+        if fault in ("429", "500"):
+            kind = {"429": "rate_limit_error", "500": "api_error"}[fault]
+            error = {"type": "error", "error": {"type": kind, "message": "try again"}}
+            return int(fault), {"Retry-After": "0"}, json.dumps(error).encode()
+        if fault == "malformed":
+            return 200, {}, b"{this is not json"
+        content = body["messages"][-1]["content"]
+        prompt = content if isinstance(content, str) else content[-1]["text"]
+        if "output_format" in body:
+            schema = body["output_format"]["schema"]
+        elif body.get("tools"):
+            schema = body["tools"][0]["input_schema"]
+        else:
+            text = self.free_reply(prompt) if self.free_reply else FREE_REPLY
+            return 200, {}, json.dumps(message([{"type": "text", "text": text}], self)).encode()
+        choices = schema["properties"]["answer"]["enum"]
+        chosen = self.choose(prompt, choices) if self.choose else choices[0]
+        answer = {"outside": "Maybe", "bad_json": None}.get(fault, chosen)
+        if "output_format" in body:
+            text = "not json" if answer is None else json.dumps({"answer": answer})
+            block = {"type": "text", "text": text}
+        else:
+            block = {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "answer",
+                "input": {"answer": answer},
+            }
+        return 200, {}, json.dumps(message([block], self)).encode()
 
     def one_token(self, body: dict, fault: str) -> dict:
         """The first biased token, with every biased token among the top log-probabilities."""
@@ -233,7 +285,9 @@ def serve(fake: FakeOpenAI):
 
         def do_GET(self):
             parts = self.path.strip("/").split("/")  # v1/batches/ID or v1/files/ID/content
-            if parts[1] == "batches":
+            if len(parts) < 3:  # a client looking for the server (GET /v1/models)
+                self.send(404, b'{"error": {"message": "not served here"}}')
+            elif parts[1] == "batches":
                 self.send(200, json.dumps(fake.batch_object(parts[2])).encode())
             else:
                 self.send(200, fake.files[parts[2]])
@@ -247,14 +301,23 @@ def serve(fake: FakeOpenAI):
             if self.path.endswith("/batches"):
                 self.send(200, json.dumps(fake.create_batch(body)).encode())
                 return
-            fake.requests.append({"body": body, "authorization": self.headers["Authorization"]})
+            fake.requests.append(
+                {
+                    "body": body,
+                    "authorization": self.headers["Authorization"],
+                    "headers": {k.lower(): v for k, v in self.headers.items()},
+                }
+            )
             fault = fake.next_fault()
             if fault == "reset":
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
             if fault == "timeout":
                 time.sleep(fake.delay_s)
-            status, headers, payload = fake.reply(body, fault)
+            messages_api = self.path.split("?")[0].endswith("/messages")
+            status, headers, payload = (fake.messages_reply if messages_api else fake.reply)(
+                body, fault
+            )
             self.send(status, payload, headers)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -3,8 +3,8 @@
 Step 1's questions are known exactly, and those already in the response store are counted as
 such. Steps 2 and 3 are known in number, but their prompts carry the attributes Step 1 grants:
 their tokens and cost are bracketed between no attribute granted and every one granted.
-Tokens are estimated as the OpenAI backend does (backends/openai/cost.py); the cost needs the
-model's ``price_per_million_tokens``.
+Tokens are estimated as the openai and provider backends do (backends/openai/cost.py); the cost
+needs the model's ``price_per_million_tokens``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from hiremeornot.asking.backends import Request, model_identity
+from hiremeornot.asking.backends import API_BACKENDS, Request, model_identity
 from hiremeornot.asking.backends.openai.cost import cost_estimate
 from hiremeornot.asking.steps import build_questions, free_tokens
 from hiremeornot.asking.store import ResponseStore, request_key
@@ -125,7 +125,7 @@ def estimate_row(model: str, step: str, settings: dict, plan: QuestionPlan, stor
         row["in_store"] = row["questions"] - len(low)
     else:
         high = asked("yes")
-    if settings["model"]["backend"] == "openai":
+    if settings["model"]["backend"] in API_BACKENDS:
         least, most = cost_estimate(low, settings["model"]), cost_estimate(high, settings["model"])
         row.update(
             input_tokens_low=least.input_tokens,

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hiremeornot.asking.backends import location
+from hiremeornot.asking.backends import API_BACKENDS, location
 from hiremeornot.asking.backends.gguf_cache import cache_root
 from hiremeornot.atomic import atomic_output
 from hiremeornot.errors import InputError
@@ -100,14 +100,14 @@ def model_weights(settings: Mapping[str, Any], cache: Path | None = None) -> dic
     - a local folder: the SHA-256 of its ``gguf_file``, or of every file in it (cached by path,
       size and mtime: see cached_sha256);
     - a hub id: the commit of the requested revision in the local hub cache, and its blob ids;
-    - openai: the configured model id and server (the ids the server reported are in
+    - openai and provider: the configured model id and server (the ids the server reported are in
       ``served``, from the store);
     - simulated: no weights (its planted respondent is in the resolved config).
 
     A model whose weights this host cannot see is recorded as ``unavailable`` with the reason.
     """
     model = settings["model"]
-    if settings["backend"] == "openai":
+    if settings["backend"] in API_BACKENDS:
         return {"kind": "api", "model": model, "base_url": settings.get("base_url")}
     if settings["backend"] == "simulated":  # no weights: its respondent is in the config
         return {"kind": "simulated", "model": model}

@@ -19,6 +19,7 @@ __all__ = [
     "Response",
     "BACKENDS",
     "FREE_BACKENDS",
+    "API_BACKENDS",
     "environment",
     "load_backend",
     "load_tokenizer",
@@ -35,12 +36,17 @@ BACKENDS = {
     "vllm": ("hiremeornot.asking.backends.vllm_backend", "vllm"),
     "extractive_qa": ("hiremeornot.asking.backends.extractive_qa", "transformers"),
     "simulated": ("hiremeornot.asking.backends.simulated", None),
+    "provider": ("hiremeornot.asking.backends.providers", "providers"),
 }
 
 
 # The backends that ask free questions (answers_mode free); the others are refused before
 # any job (checks.py).
-FREE_BACKENDS = ("transformers", "openai", "vllm", "simulated")
+FREE_BACKENDS = ("transformers", "openai", "vllm", "simulated", "provider")
+
+# The backends that ask a model over a paid API: their runs are priced before anything is
+# asked (the estimate, max_cost_usd) and the manifest records the model id, not its weights.
+API_BACKENDS = ("openai", "provider")
 
 # Answers settings each request carries itself (Request.free_tokens), not the model's identity.
 ASKED_PER_REQUEST = frozenset({"answers_mode", "free_max_tokens"})

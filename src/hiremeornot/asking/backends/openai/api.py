@@ -8,7 +8,6 @@ is an error naming the model and the prompt, and is never stored.
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -21,11 +20,9 @@ from hiremeornot.asking.backends.base import (
     free_response,
 )
 from hiremeornot.asking.backends.openai.constraints import make_constraint
-from hiremeornot.asking.backends.openai.cost import cost_estimate
+from hiremeornot.asking.backends.openai.cost import refuse_over_budget
 from hiremeornot.asking.backends.openai.settings import OpenAISettings
 from hiremeornot.errors import InputError
-
-log = logging.getLogger(__name__)
 
 TOP_LOGPROBS = 20  # the most the API returns per token
 
@@ -111,14 +108,4 @@ class ChatAPI:
         return Response(answer, logprobs, **served)
 
     def preflight(self, requests: Sequence[Request]) -> float | None:
-        """Log the run's size and estimated cost; refuse it if over ``max_cost_usd``; the
-        estimated cost in USD (None without prices)."""
-        estimate = cost_estimate(requests, self.settings)
-        log.info("%s", estimate.line())
-        limit = self.settings.max_cost_usd
-        if limit is not None and estimate.usd is not None and estimate.usd > limit:
-            raise InputError(
-                f"model {self.settings.model!r}: the estimated cost ${estimate.usd:.2f} is "
-                f"over max_cost_usd ${limit:.2f}; nothing was asked"
-            )
-        return estimate.usd
+        return refuse_over_budget(requests, self.settings)

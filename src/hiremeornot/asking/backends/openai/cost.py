@@ -7,19 +7,33 @@ configured in ``price_per_million_tokens`` (none: tokens only).
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hiremeornot.asking.backends.base import Request, chat_messages
-from hiremeornot.asking.backends.openai.settings import OpenAISettings
+from hiremeornot.asking.backends.base import BackendSettings, Request, chat_messages
 from hiremeornot.config import model_settings
+from hiremeornot.errors import InputError
+
+log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
 TOKENS_PER_MESSAGE = 4  # role and separators of the chat format
 TOKENS_PER_CHOICE = 2  # an answer-space entry in the constraint (enum, bias, grammar)
 JSON_TOKENS = 8  # the {"answer": ...} object around the answer of json_schema and tool
+
+
+@dataclass(frozen=True)
+class Pricing(BackendSettings):
+    """The settings a cost estimate reads (the openai and provider backends' both have them)."""
+
+    model: str
+    system_prompt: str | None
+    constraint: str
+    price_per_million_tokens: Mapping[str, float] | None
+    max_cost_usd: float | None
 
 
 @dataclass(frozen=True)
@@ -62,16 +76,13 @@ def output_tokens(request: Request, constraint: str) -> int:
     return longest + (JSON_TOKENS if constraint in ("json_schema", "tool") else 0)
 
 
-def cost_estimate(
-    requests: Sequence[Request], settings: OpenAISettings | Mapping[str, Any]
-) -> CostEstimate:
-    """The estimate for ``requests`` asked of the model of ``settings``.
-
-    ``settings``: the backend's, or one openai model's settings as in the config (validated
-    here, so that keys left out take the schema's defaults).
-    """
-    if not isinstance(settings, OpenAISettings):
-        settings = OpenAISettings.from_config(model_settings(settings))
+def cost_estimate(requests: Sequence[Request], settings: Any) -> CostEstimate:
+    """The estimate for ``requests`` asked of the model of ``settings``: a backend's typed
+    settings, or one paid model's settings as in the config (validated here, so that keys left
+    out take the schema's defaults)."""
+    settings = Pricing.from_config(
+        model_settings(settings) if isinstance(settings, Mapping) else vars(settings)
+    )
     tokens_in = sum(input_tokens(r, settings.system_prompt) for r in requests)
     tokens_out = sum(output_tokens(r, settings.constraint) for r in requests)
     prices = settings.price_per_million_tokens
@@ -79,3 +90,17 @@ def cost_estimate(
     if prices:
         usd = (tokens_in * prices["input"] + tokens_out * prices["output"]) / 1_000_000
     return CostEstimate(settings.model, len(requests), tokens_in, tokens_out, usd)
+
+
+def refuse_over_budget(requests: Sequence[Request], settings: Any) -> float | None:
+    """Log the run's size and estimated cost; refuse it if over ``max_cost_usd``; the
+    estimated cost in USD (None without prices). ``settings``: a backend's typed settings."""
+    estimate = cost_estimate(requests, settings)
+    log.info("%s", estimate.line())
+    limit = settings.max_cost_usd
+    if limit is not None and estimate.usd is not None and estimate.usd > limit:
+        raise InputError(
+            f"model {settings.model!r}: the estimated cost ${estimate.usd:.2f} is "
+            f"over max_cost_usd ${limit:.2f}; nothing was asked"
+        )
+    return estimate.usd

@@ -30,6 +30,7 @@ from hiremeornot.asking.backends.base import (
     Request,
     Response,
     all_or_partial,
+    chat_messages,
     free_response,
 )
 from hiremeornot.asking.backends.openai.constraints import answer_schema, json_answer, reply_tokens
@@ -133,10 +134,9 @@ class ProviderBackend(Backend):
     async def _ask(self, request: Request) -> Response:
         from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
-        system = self.settings.system_prompt
-        messages = [ChatMessageUser(content=request.prompt)]
-        if system is not None:
-            messages.insert(0, ChatMessageSystem(content=system))
+        kinds = {"system": ChatMessageSystem, "user": ChatMessageUser}
+        chat = chat_messages(self.settings.system_prompt, request.prompt)
+        messages = [kinds[message["role"]](content=message["content"]) for message in chat]
         output = await self.model.generate(messages, **self._held(request))
         if output.error:
             raise BackendError(output.error)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import math
+from contextlib import closing
 
 import pytest
 
@@ -141,7 +142,7 @@ def test_an_answer_outside_the_space_is_refused_and_the_others_are_kept(
     wrong = {"outside": "Maybe", "bad_json": None}[fault]  # None: a reply that is not JSON
     fake.choose = lambda prompt, offered: wrong if "Question 1" in prompt else offered[0]
     backend = load_backend("provider", settings(fake))
-    with pytest.raises(PartialBatchError, match=message) as error:
+    with closing(backend), pytest.raises(PartialBatchError, match=message) as error:
         backend.answer(REQUESTS)
     assert sorted(error.value.answered) == [0, 2]
     assert KEY not in str(error.value)

@@ -26,7 +26,7 @@ def test_second_run_asks_the_model_nothing(tmp_path):
     backend = CountingBackend()
     first, summary = ask(requests(10), store, IDENTITY, lambda: backend)
     assert (summary.asked, summary.from_store) == (10, 0)
-    assert len(backend.asked) == 10
+    assert len(backend.asked) == 10 and backend.closed == 1
     store.close()
     again, summary = ask(requests(10), ResponseStore.open(tmp_path, "m"), IDENTITY, never)
     assert (summary.asked, summary.from_store) == (0, 10)
@@ -95,9 +95,10 @@ def test_answers_of_earlier_batches_survive_a_crash(tmp_path):
             return super().answer(batch)
 
     store = ResponseStore(tmp_path / "s")
+    crashing = Crashing(batch_size=4)
     with pytest.raises(RuntimeError):
-        ask(requests(12), store, IDENTITY, lambda: Crashing(batch_size=4))
-    assert len(store) == 8
+        ask(requests(12), store, IDENTITY, lambda: crashing)
+    assert len(store) == 8 and crashing.closed == 1  # closed all the same
     backend = CountingBackend()
     _, summary = ask(requests(12), ResponseStore(tmp_path / "s"), IDENTITY, lambda: backend)
     assert len(backend.asked) == 4 and summary.from_store == 8

@@ -13,6 +13,7 @@ class CountingBackend(Backend):
     def __init__(self, batch_size: int = 4):
         self.batch_size = batch_size
         self.asked: list[Request] = []
+        self.closed = 0  # how many times it was closed
 
     def answer(self, requests):
         self.asked += requests
@@ -25,3 +26,6 @@ class CountingBackend(Backend):
             mass = digest[1] / 255  # the answer space's probability, any value in [0, 1]
             responses.append(Response(request.choices[index], logprobs, answer_mass=mass))
         return responses
+
+    def close(self):
+        self.closed += 1

@@ -327,3 +327,4 @@ def serve(fake: FakeOpenAI):
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     finally:
         server.shutdown()
+        server.server_close()

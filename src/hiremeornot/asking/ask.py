@@ -53,24 +53,11 @@ def ask(
     if missing:
         store.writer()  # a store that cannot keep the answers fails before any is asked
         backend = load_backend()
-        usd = backend.preflight(missing)
-        bar = tqdm(total=len(missing), desc=label, unit="q", mininterval=2.0)
-        shown = ProgressFile(progress, label, len(missing), usd) if progress else None
-        for begin in range(0, len(missing), backend.batch_size):
-            batch = missing[begin : begin + backend.batch_size]
-            try:
-                responses = backend.answer(batch)
-            except PartialBatchError as error:  # keep what was obtained, then fail
-                store.put((keys[batch[i]], batch[i], r) for i, r in error.answered.items())
-                raise
-            store.put((keys[r], r, response) for r, response in zip(batch, responses, strict=True))
-            answered.update(zip(batch, responses, strict=True))
-            bar.update(len(batch))
-            if shown:
-                shown.update(len(batch))
-        bar.close()
-        if shown:
-            shown.close()
+        try:
+            usd, asked = ask_model(backend, missing, keys, store, label, progress)
+        finally:
+            backend.close()
+        answered.update(asked)
     summary = AskSummary(
         questions=len(unique),
         asked=len(missing),
@@ -79,3 +66,35 @@ def ask(
         usd=usd,
     )
     return [answered[request] for request in requests], summary
+
+
+def ask_model(
+    backend: Backend,
+    missing: Sequence[Request],
+    keys: dict[Request, str],
+    store: ResponseStore,
+    label: str,
+    progress: str | Path | None,
+) -> tuple[float | None, dict[Request, Response]]:
+    """The backend's estimated cost and answers to ``missing``, asked in its batches, each batch
+    stored as it comes (a PartialBatchError stores the answers it holds, then stops the job)."""
+    usd = backend.preflight(missing)
+    answered: dict[Request, Response] = {}
+    bar = tqdm(total=len(missing), desc=label, unit="q", mininterval=2.0)
+    shown = ProgressFile(progress, label, len(missing), usd) if progress else None
+    for begin in range(0, len(missing), backend.batch_size):
+        batch = missing[begin : begin + backend.batch_size]
+        try:
+            responses = backend.answer(batch)
+        except PartialBatchError as error:  # keep what was obtained, then fail
+            store.put((keys[batch[i]], batch[i], r) for i, r in error.answered.items())
+            raise
+        store.put((keys[r], r, response) for r, response in zip(batch, responses, strict=True))
+        answered.update(zip(batch, responses, strict=True))
+        bar.update(len(batch))
+        if shown:
+            shown.update(len(batch))
+    bar.close()
+    if shown:
+        shown.close()
+    return usd, answered

@@ -166,7 +166,11 @@ def check_drift(
     chosen = sample(current, size=size, seed=seed)
     requests = [Request(p, c) for p, c in zip(chosen["prompt"], chosen["choices"], strict=True)]
     log.info("%s: asking %d of %d stored questions again", model, len(requests), len(current))
-    responses = ask_again(requests, load())
+    backend = load()
+    try:
+        responses = ask_again(requests, backend)
+    finally:
+        backend.close()
     return Drift(
         model=model,
         backend=settings["backend"],

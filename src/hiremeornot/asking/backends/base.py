@@ -106,6 +106,11 @@ class Backend(ABC):
         estimated cost in USD (None: not priced)."""
         return None
 
+    def close(self) -> None:
+        """Release what the backend holds open (connections, an event loop); called once it
+        has answered everything it was loaded for (most backends hold nothing)."""
+        return None
+
 
 def token_count(tokenizer: Any, text: str) -> int | None:
     """How many tokens ``text`` takes by a Hugging Face ``tokenizer``; None without one."""

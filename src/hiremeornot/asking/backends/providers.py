@@ -122,6 +122,13 @@ class ProviderBackend(Backend):
                 errors.append(str(self._failure(requests[index], last_problem(result))))
         return all_or_partial(answered, errors, len(requests))
 
+    def close(self) -> None:
+        """Close the model's clients and the event loop their connections belong to."""
+        if not self._loop.is_closed():
+            self._loop.run_until_complete(self.model.__aexit__(None, None, None))
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+            self._loop.close()
+
     async def _ask_all(self, requests: Sequence[Request]) -> list[Response | BaseException]:
         return await asyncio.gather(*map(self._ask, requests), return_exceptions=True)
 

@@ -53,6 +53,9 @@ class ChatAPI:
             timeout=settings.timeout_s,
         )
 
+    def close(self) -> None:
+        self.client.close()
+
     def arguments(self, request: Request) -> dict[str, Any]:
         """The chat-completions request body of a question: a free one's without constraint
         or log-probabilities, its reply cut at ``max_tokens`` (the field every compatible

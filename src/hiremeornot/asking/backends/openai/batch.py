@@ -52,6 +52,9 @@ class OpenAIBatchBackend(Backend):
     def preflight(self, requests: Sequence[Request]) -> float | None:
         return self.api.preflight(requests)
 
+    def close(self) -> None:
+        self.api.close()
+
     def request_file(self, requests: Sequence[Request]) -> bytes:
         """The JSONL request file: one chat-completions body per question, custom_id its index."""
         lines = [

@@ -47,6 +47,9 @@ class OpenAIBackend(Backend):
     def preflight(self, requests: Sequence[Request]) -> float | None:
         return self.api.preflight(requests)
 
+    def close(self) -> None:
+        self.api.close()
+
     def _complete(self, request: Request) -> Any:
         """The chat completion (with at least one choice); a reply body that is not JSON is
         asked again (limited)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hiremeornot.asking.backends import FREE_BACKENDS
 from hiremeornot.asking.backends.location import model_location
-from hiremeornot.asking.backends.providers import check_constraint
+from hiremeornot.asking.backends.providers import check_constraint, check_top_logprobs
 from hiremeornot.config import FREE, answers_mode, backend_of
 from hiremeornot.design.prompts import check_options_sentence, check_plain_text
 from hiremeornot.errors import InputError
@@ -39,7 +39,8 @@ def check_backend_keys(name: str, settings: dict) -> None:
                 f"models.{name} uses {settings['backend']}, where it would do nothing: remove it"
             )
     if settings["backend"] == "provider":
-        check_constraint(settings["constraint"], f"models.{name}.constraint")
+        check_constraint(settings["model"], settings["constraint"], f"models.{name}.constraint")
+        check_top_logprobs(settings["top_logprobs"], f"models.{name}.top_logprobs")
     if settings.get("tokenizer") and settings["constraint"] != "logit_bias":
         raise InputError(
             f"models.{name}.tokenizer: only constraint logit_bias reads it, and this model's "

@@ -1,5 +1,6 @@
 """An OpenAI-compatible server on loopback that injects scripted faults; it also speaks
-Anthropic's Messages API (POST .../messages), with the same faults and choices.
+Anthropic's Messages API (POST .../messages), Google's Gemini API, Mistral's Conversations API
+and Bedrock's Converse API, with the same faults and choices.
 
 Chat completions: each request takes the next entry of ``faults`` (then "ok"): "429"
 (Retry-After: 0), "500", "timeout" (answers too late), "reset" (drops the connection),
@@ -20,6 +21,9 @@ Messages API: the answer space comes from ``output_format`` (structured outputs)
 tool's ``input_schema``; a reply is a text block (the answer JSON, or a free reply) or a
 ``tool_use`` block; no log-probabilities (Anthropic has none). "429" and "500" are Anthropic's
 error bodies.
+
+Google's, Mistral's and Bedrock's formats are served by the modules of ``FAMILIES``, from the
+same state and faults.
 """
 
 from __future__ import annotations
@@ -35,9 +39,13 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
+from tests.helpers import fake_bedrock, fake_google, fake_mistral
+
 # The fields that hold a request to its answer space; a request with none is a free question.
 CONSTRAINTS = ("response_format", "tools", "structured_outputs", "grammar", "logit_bias")
 FREE_REPLY = "I cannot judge that from their names alone."
+# The other providers' wire formats, each a module of handles(path) and reply(...).
+FAMILIES = (fake_google, fake_mistral, fake_bedrock)
 
 
 def completion(
@@ -88,6 +96,26 @@ def char_tokens(content: str) -> list[dict]:
     return [{"token": ch, "logprob": -0.5, "top_logprobs": []} for ch in content]
 
 
+def offered(body: dict) -> list[str] | None:
+    """The answer space of a chat-completions or Messages API request; None for a free one."""
+    if "output_format" in body:
+        return body["output_format"]["schema"]["properties"]["answer"]["enum"]
+    if body.get("tools") and "input_schema" in body["tools"][0]:
+        return body["tools"][0]["input_schema"]["properties"]["answer"]["enum"]
+    return offered_choices(body) if any(body.get(key) for key in CONSTRAINTS) else None
+
+
+def prompt(body: dict) -> str:
+    """The text of the last message of a chat-completions or Messages API request."""
+    content = body["messages"][-1]["content"]
+    return content if isinstance(content, str) else content[-1]["text"]
+
+
+def max_tokens(body: dict) -> int | None:
+    """The output-token budget a chat-completions or Messages API request sends."""
+    return body.get("max_tokens")
+
+
 def offered_choices(body: dict) -> list[str]:
     """The answer space of a request, whatever its constraint."""
     if "response_format" in body:
@@ -133,13 +161,13 @@ class FakeOpenAI:
             return 200, {}, b"{this is not json"
         if "logit_bias" in body:
             return 200, {}, json.dumps(self.one_token(body, fault)).encode()
-        prompt = body["messages"][-1]["content"]
+        asked = prompt(body)
         if not any(key in body for key in CONSTRAINTS):  # a free question
-            text = self.free_reply(prompt) if self.free_reply else FREE_REPLY
+            text = self.free_reply(asked) if self.free_reply else FREE_REPLY
             served = {"model": self.served_model, "fingerprint": self.system_fingerprint}
             return 200, {}, json.dumps(completion(text, [], **served)).encode()
         choices = offered_choices(body)
-        chosen = self.choose(prompt, choices) if self.choose else choices[0]
+        chosen = self.choose(asked, choices) if self.choose else choices[0]
         answer = {"outside": "Maybe", "bad_json": None}.get(fault, chosen)
         if "response_format" in body or "tools" in body:
             content = "not json" if answer is None else json.dumps({"answer": answer})
@@ -166,17 +194,11 @@ class FakeOpenAI:
             return int(fault), {"Retry-After": "0"}, json.dumps(error).encode()
         if fault == "malformed":
             return 200, {}, b"{this is not json"
-        content = body["messages"][-1]["content"]
-        prompt = content if isinstance(content, str) else content[-1]["text"]
-        if "output_format" in body:
-            schema = body["output_format"]["schema"]
-        elif body.get("tools"):
-            schema = body["tools"][0]["input_schema"]
-        else:
-            text = self.free_reply(prompt) if self.free_reply else FREE_REPLY
+        asked, choices = prompt(body), offered(body)
+        if choices is None:
+            text = self.free_reply(asked) if self.free_reply else FREE_REPLY
             return 200, {}, json.dumps(message([{"type": "text", "text": text}], self)).encode()
-        choices = schema["properties"]["answer"]["enum"]
-        chosen = self.choose(prompt, choices) if self.choose else choices[0]
+        chosen = self.choose(asked, choices) if self.choose else choices[0]
         answer = {"outside": "Maybe", "bad_json": None}.get(fault, chosen)
         if "output_format" in body:
             text = "not json" if answer is None else json.dumps({"answer": answer})
@@ -314,10 +336,13 @@ def serve(fake: FakeOpenAI):
                 return
             if fault == "timeout":
                 time.sleep(fake.delay_s)
-            messages_api = self.path.split("?")[0].endswith("/messages")
-            status, headers, payload = (fake.messages_reply if messages_api else fake.reply)(
-                body, fault
-            )
+            family = next((f for f in FAMILIES if f.handles(self.path)), None)
+            if family is not None:
+                status, headers, payload = family.reply(fake, self.path, body, fault)
+            elif self.path.split("?")[0].endswith("/messages"):
+                status, headers, payload = fake.messages_reply(body, fault)
+            else:
+                status, headers, payload = fake.reply(body, fault)
             self.send(status, payload, headers)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

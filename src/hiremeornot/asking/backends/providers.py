@@ -7,10 +7,10 @@ API key from that provider's own environment variable (``ANTHROPIC_API_KEY``, ..
 the config. A constrained question is held to its answer space by a JSON schema whose one
 property is an enum of the choices (``constraint: json_schema``, where the provider offers
 structured outputs) or by a forced tool call (``constraint: tool``); a free one is asked plain,
-its reply cut at ``free_max_tokens``. Log-probabilities are asked for and kept where the
-provider returns them (OpenAI-compatible servers); inspect silently drops the request for the
-others (Anthropic, Mistral, Bedrock), whose answers have NaN log-probabilities. See
-docs/backends/providers.md.
+its reply cut at ``free_max_tokens``. Log-probabilities (``top_logprobs`` alternatives a
+token; 0 asks for none) are kept where the provider returns them (OpenAI-compatible servers,
+Google); inspect silently drops the request for the others (Anthropic, Mistral, Bedrock), whose
+answers have NaN log-probabilities. See docs/backends/providers.md.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from hiremeornot.asking.backends.openai.cost import refuse_over_budget
 from hiremeornot.asking.backends.token_logprobs import choice_logprobs
 from hiremeornot.errors import InputError, first_line, whole_message
 
-TOP_LOGPROBS = 20
+MAX_TOP_LOGPROBS = 20  # what OpenAI's and Google's APIs give at most
 # Room for {"answer": "<choice>"}; a small budget also keeps the Anthropic SDK from streaming.
 CONSTRAINED_MAX_TOKENS = 64
 CONSTRAINTS = ("json_schema", "tool")  # the others are the openai backend's
@@ -55,6 +55,7 @@ class ProviderSettings(BackendSettings):
     constraint: str
     system_prompt: str | None
     temperature: float
+    top_logprobs: int
     concurrency: int
     max_retries: int
     timeout_s: float
@@ -62,13 +63,31 @@ class ProviderSettings(BackendSettings):
     max_cost_usd: float | None
 
 
-def check_constraint(constraint: str, where: str = "constraint") -> None:
-    """Refuse a constraint only the openai backend has (one line, before any job:
-    model_checks.py)."""
+def check_constraint(model: str, constraint: str, where: str = "constraint") -> None:
+    """Refuse a constraint only the openai backend has, and a JSON schema where inspect drops it
+    (Bedrock's models other than Claude): one line, before any job (model_checks.py)."""
     if constraint not in CONSTRAINTS:
         raise InputError(
             f"{where}: {constraint!r} is the openai backend's; the provider backend holds "
             f"answers with {' or '.join(CONSTRAINTS)}"
+        )
+    if (
+        constraint == "json_schema"
+        and model.startswith("bedrock/")
+        and "claude" not in model.lower()
+    ):
+        raise InputError(
+            f"{where}: Bedrock holds only Claude to a JSON schema (inspect drops it for "
+            f"{model!r}, and the replies would be free text); use constraint: tool"
+        )
+
+
+def check_top_logprobs(top_logprobs: int, where: str = "top_logprobs") -> None:
+    """Refuse more alternatives a token than an API gives (one line, before any job)."""
+    if top_logprobs > MAX_TOP_LOGPROBS:
+        raise InputError(
+            f"{where}: {top_logprobs} is more than the {MAX_TOP_LOGPROBS} alternatives a token "
+            "that providers give"
         )
 
 
@@ -88,7 +107,8 @@ class ProviderBackend(Backend):
     def __init__(self, settings: ProviderSettings):
         from inspect_ai.model import GenerateConfig, get_model
 
-        check_constraint(settings.constraint)
+        check_constraint(settings.model, settings.constraint)
+        check_top_logprobs(settings.top_logprobs)
         self.settings = settings
         self.batch_size = 4 * settings.concurrency
         config = GenerateConfig(
@@ -171,11 +191,9 @@ class ProviderBackend(Backend):
 
         if request.free_tokens is not None:
             return {"config": GenerateConfig(max_tokens=request.free_tokens)}
-        asked = {
-            "max_tokens": CONSTRAINED_MAX_TOKENS,
-            "logprobs": True,
-            "top_logprobs": TOP_LOGPROBS,
-        }
+        asked: dict[str, Any] = {"max_tokens": CONSTRAINED_MAX_TOKENS}
+        if self.settings.top_logprobs:
+            asked.update(logprobs=True, top_logprobs=self.settings.top_logprobs)
         schema = answer_schema(request.choices)
         if self.settings.constraint == "tool":
             parameters = ToolParams.model_validate(schema)

@@ -196,8 +196,9 @@ def test_interval_is_over_names_not_answers():
     )
     b = row(impact_ratios(selections), "nurse", "q1", "B")
     assert b["rate"] == 0.5
-    se = np.sqrt(10 / 9 * 10 * 50**2 + 1) / 1000  # and one answer's step
-    half = t_dist.ppf(0.975, 9) * se
+    names, step = 10 / 9 * 10 * 50**2 / 1000**2, 1 / 1000**2  # and one answer's step
+    df = 9 * (1 + step / names) ** 2  # Satterthwaite's: the names' share on 9, the step exact
+    half = t_dist.ppf(0.975, df) * np.sqrt(names + step)
     assert (b["rate_low"], b["rate_high"]) == pytest.approx((0.5 - half, 0.5 + half))
 
 

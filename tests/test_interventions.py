@@ -212,11 +212,13 @@ def test_paired_rate_changes_are_zero_for_the_same_answers_and_found_for_a_new_o
     # 3 of the 6 men gained all 6 of their answers: each man's share of the change's
     # deviation is +-(1/2) x 6 / 36, clustered by man (6 / 5 of their squares' sum), and one
     # answer's step (1 / 36) in quadrature
-    se = np.sqrt(6 / 5 * 6 * (0.5 / 6) ** 2 + (1 / 36) ** 2)
-    t5 = t_dist.ppf(0.975, 5)
+    names, step = 6 / 5 * 6 * (0.5 / 6) ** 2, (1 / 36) ** 2
+    se = np.sqrt(names + step)
+    df = 5 * (1 + step / names) ** 2  # Satterthwaite's: the names' share on 5, the step exact
     low, high = rows.loc["male", ["rate_change_low", "rate_change_high"]]
-    assert (low, high) == pytest.approx((0.5 - t5 * se, 1.0))  # 0.5 + t5 x se is past 1
-    assert rows.loc["male", "p_value"] == pytest.approx(2 * t_dist.sf(0.5 / se, 5))
+    reach = t_dist.ppf(0.975, df) * se
+    assert (low, high) == pytest.approx((0.5 - reach, 1.0))  # 0.5 + reach is past 1
+    assert rows.loc["male", "p_value"] == pytest.approx(2 * t_dist.sf(0.5 / se, df))
     # one answer more would not be a change the test may claim
     one = selections([1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 0, 0])
     one.loc[one.index[one["group"] == "male"][-1], "selected"] = 1

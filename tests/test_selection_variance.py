@@ -37,11 +37,16 @@ def test_a_rates_variance_is_the_two_way_crossed_variance_of_its_answers():
         summed[["sum"]].to_numpy(float),
         summed["size"].to_numpy(float),
     )[0]
-    assert pairs.variance(coefficients) == pytest.approx(expected, rel=1e-9)
+    assert total(pairs.variance(coefficients)) == pytest.approx(expected, rel=1e-9)
     # in Q2 the two rates sum to one: their difference has four times a rate's variance, and
     # the two groups' variances are one
-    assert pairs.variance(np.array([[0.0, 1.0]])) == pytest.approx(expected, rel=1e-9)
-    assert pairs.variance(np.array([[1.0, -1.0]])) == pytest.approx(4 * expected, rel=1e-9)
+    assert total(pairs.variance(np.array([[0.0, 1.0]]))) == pytest.approx(expected, rel=1e-9)
+    assert total(pairs.variance(np.array([[1.0, -1.0]]))) == pytest.approx(4 * expected, rel=1e-9)
+
+
+def total(parts) -> float:
+    """A variance from its parts: the names' share and the answers' own."""
+    return float(parts.levels[0] + parts.residual[0])
 
 
 def test_a_ratios_interval_is_its_smallest_to_any_group_and_the_reference_reaches_1():

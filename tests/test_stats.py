@@ -273,11 +273,13 @@ def test_crossed_mean_hand_case():
     )
     means = crossed_mean(frame, ["value"], sides=GENDER)
     assert means.estimate[0] == 0.5
-    assert (means.n_pairs, means.a_names, means.b_names, means.df) == (4, 2, 2, 1)
+    assert (means.n_pairs, means.a_names, means.b_names, means.units) == (4, 2, 2, 2)
     # residuals +-1/2: by female name the sums are +-1, so 2/1 x 2 / 4^2 = 1/4; by male name
     # 0; the female names' effects fit every cell, nothing is left: 1/4 + 0 - 0
     assert means.variance[0] == pytest.approx(0.25)
     assert means.resolution == 0.25  # one answer in 4
+    # Satterthwaite: the names' 1/4 on 1 df, the resolution's 1/16 exact
+    assert means.df[0] == pytest.approx((1 / 4 + 1 / 16) ** 2 / (1 / 4) ** 2)
     assert means.se[0] == pytest.approx(math.sqrt(0.25 + 1 / 16))
 
 
@@ -335,6 +337,27 @@ def test_answer_noise_is_counted_once():
         variance = crossed_variance([female, male], y.sum(axis=1)[:, None], np.full(100, 2.0))
         ratios.append(variance[0] / (1 / 200))
     assert 0.95 <= np.mean(ratios) <= 1.4
+
+
+@pytest.mark.parametrize(("name_sd", "df_range"), [(0.0, (30, 200)), (1.0, (9, 10))])
+def test_the_t_reference_follows_what_the_variance_is_made_of(name_sd, df_range):
+    """Satterthwaite's degrees of freedom: where the answers' noise makes the variance (no
+    name effects: the paired changes' case) they rise well above the 9 of 10 names a side and
+    the 95% interval covers near its level (with t(9) it covered over 97%); where the names
+    make it, they stay near 9 and so does the coverage."""
+    rng = np.random.default_rng(4)
+    female, male = (np.repeat(a.ravel(), 2) for a in np.meshgrid(np.arange(10), np.arange(10)))
+    covered, dfs = [], []
+    for _ in range(300):
+        effects = rng.normal(0, name_sd, (2, 10))
+        y = effects[0][female] + effects[1][male] + rng.normal(0, 1, len(female))
+        frame = pd.DataFrame({"female": female, "male": male, "value": y})
+        means = crossed_mean(frame, ["value"], sides=GENDER)
+        low, high = means.interval(0.95, -np.inf, np.inf)
+        covered.append(low[0] <= 0 <= high[0])
+        dfs.append(means.df[0])
+    assert df_range[0] <= np.median(dfs) <= df_range[1] and min(dfs) >= 9
+    assert 0.93 <= np.mean(covered) <= 0.975
 
 
 def test_intervals_match_the_metrics_and_are_reproducible():

@@ -88,7 +88,8 @@ def test_wordings_are_a_random_factor_when_several_are_pooled():
     labels = ["female", "male", "none", "female"] * 18
     outcomes = two_wordings(labels, labels, crossed(6, 6))
     means = crossed_mean(outcomes.assign(value=1.0), ["value"], sides=GENDER)
-    assert (means.a_names, means.b_names, means.wordings, means.df) == (6, 6, 2, 1)
+    assert (means.a_names, means.b_names, means.wordings, means.units) == (6, 6, 2, 2)
+    assert means.df.tolist() == [1]  # no spread at all: the fewest levels less one
     tests = statistics(outcomes)[1]
     assert tests["smallest_p"].iloc[0] == smallest_p(6, 6, 2) == 0.5
     assert smallest_p(6, 6, 8) == smallest_p(6, 6) == 2**-5

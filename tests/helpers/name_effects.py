@@ -112,7 +112,7 @@ def coverage(
         name_hits += low <= truth <= high
         name_widths.append(high - low)
         floor = smallest_p(means.a_names, means.b_names)
-        p_value = difference_p_value(means.estimate[0], means.se[0], means.df, floor=floor)
+        p_value = difference_p_value(means.estimate[0], means.se[0], means.df[0], floor=floor)
         rejected += p_value < alpha
         estimates.append(means.estimate[0])
     return Coverage(

@@ -40,7 +40,7 @@ class CrossedMeans:
     """Means of some per-instance values over a crossed sample of names, with their variance."""
 
     estimate: np.ndarray  # one per column
-    variance: np.ndarray  # the two-way clustered variance of each column's mean
+    parts: VarianceParts  # each column's variance: the names' share and the answers' own
     n_pairs: int
     a_names: int  # the names of side A (female)
     b_names: int
@@ -58,9 +58,15 @@ class CrossedMeans:
         return smallest_p(self.a_names, self.b_names, self.wordings)
 
     @property
-    def df(self) -> int:
-        """Degrees of freedom of the t reference: the fewest levels of a factor, less one."""
-        return self.units - 1
+    def variance(self) -> np.ndarray:
+        """The clustered variance of each column's mean: the names' share and the answers'."""
+        return self.parts.levels + self.parts.residual
+
+    @property
+    def df(self) -> np.ndarray:
+        """Per column, the degrees of freedom of the t reference (satterthwaite_df): units - 1
+        where the names make the variance, more where the answers' noise does."""
+        return satterthwaite_df(self.parts, self.resolution**2, self.units - 1)
 
     @property
     def levels(self) -> tuple[int, ...]:
@@ -92,7 +98,7 @@ class CrossedMeans:
         at or above 1 - confidence (a single name on one side, or too few), no value can be
         rejected: the whole range.
         """
-        if self.df < 1 or self.floor >= 1 - confidence:
+        if self.units < 2 or self.floor >= 1 - confidence:
             shape = self.estimate.shape
             return np.broadcast_to(lowest, shape).copy(), np.broadcast_to(highest, shape).copy()
         half = t_dist.ppf((1 + confidence) / 2, self.df) * self.se
@@ -137,7 +143,7 @@ def crossed_variance(
     """The variance of each column's pooled mean (sum of ``sums`` / sum of ``counts``) over
     cells whose level of every random factor ``factors`` gives (integer codes, one array per
     factor), the factors' effects added up (the method of moments of an additive crossed
-    random-effects model): influence_variance of the cells' deviations from the mean. In a
+    random-effects model): influence_variance_parts of the cells' deviations from the mean. In a
     complete design with one row a cell this is the two-way ANOVA's (MS_A + MS_B - MS_E) / N
     (tests/test_stats.py checks it against statsmodels)."""
     return sum(crossed_variance_parts(factors, sums, counts)[:2])
@@ -153,6 +159,28 @@ def crossed_variance_parts(
     return influence_variance_parts([[codes] for codes in factors], deviations, counts)
 
 
+def satterthwaite_df(parts: VarianceParts, exact: float, base: int) -> np.ndarray:
+    """Satterthwaite's degrees of freedom of the variance parts.levels + parts.residual +
+    ``exact``: the names' share estimated on ``base`` degrees of freedom (the fewest levels of a
+    random factor less one), the answers' noise on parts.residual_df, ``exact`` (a resolution)
+    without error. It is ``base`` where the names make the variance and rises towards the
+    noise's where the noise does (as in a paired change, whose names cancel), so an interval is
+    no wider than a precise variance needs; never below ``base``, and ``base`` where nothing
+    varies."""
+    if base < 1:
+        return np.full(np.shape(parts.levels), float(base))
+    # the names' share is read from clustered terms that each hold the answers' noise once:
+    # where it is above 0 its estimate varies with both (where it is 0, the variance is the
+    # noise's alone, read on the residual's degrees of freedom)
+    names = np.where(parts.levels > 0, parts.levels + parts.residual, 0.0)
+    spread = np.square(names) / base
+    if parts.residual_df > 0:
+        spread = spread + np.square(parts.residual) / parts.residual_df
+    squared = np.square(parts.levels + parts.residual + exact)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.maximum(np.where(spread > 0, squared / spread, base), base)
+
+
 class VarianceParts(NamedTuple):
     """A crossed variance as the factors' share (``levels``: never below 0) and the answers'
     own (``residual``, estimated with ``residual_df`` degrees of freedom)."""
@@ -162,20 +190,13 @@ class VarianceParts(NamedTuple):
     residual_df: int
 
 
-def influence_variance(
-    factors: Sequence[Sequence[np.ndarray]], influence: np.ndarray, counts: np.ndarray
-) -> np.ndarray:
-    """The variance of each column's sum of ``influence`` (cells x columns: each cell's share
-    of an estimate's deviation, a column summing to 0, as (sums - counts x mean) / rows does
-    for a mean) under the additive random effects of ``factors``, the cells holding ``counts``
-    answers: the sum of influence_variance_parts."""
-    return sum(influence_variance_parts(factors, influence, counts)[:2])
-
-
 def influence_variance_parts(
     factors: Sequence[Sequence[np.ndarray]], influence: np.ndarray, counts: np.ndarray
 ) -> VarianceParts:
-    """influence_variance as the factors' share and the answers' own.
+    """The variance of each column's sum of ``influence`` (cells x columns: each cell's share
+    of an estimate's deviation, a column summing to 0, as (sums - counts x mean) / rows does
+    for a mean) under the additive random effects of ``factors``, the cells holding ``counts``
+    answers, as the factors' share and the answers' own.
 
     A factor is one or more arrays of level codes (-1: none): a cell belongs to every level
     they give it, as a pair's cell belongs to both its people when a person is one factor
@@ -287,10 +308,10 @@ def _group_means(
     codes = {factor: pd.factorize(values)[0] for factor, values in levels.items()}
     counted = {factor: int(code.max()) + 1 for factor, code in codes.items()}
     factors = [*sides.labels, *(["wording"] if counted.get("wording", 1) > 1 else [])]
-    variance = crossed_variance([codes[f] for f in factors], sums, counts)
+    parts = crossed_variance_parts([codes[f] for f in factors], sums, counts)
     return CrossedMeans(
         estimate=sums.sum(axis=0) / counts.sum(),
-        variance=variance,
+        parts=parts,
         n_pairs=len(np.unique(codes[sides.a] * counted[sides.b] + codes[sides.b])),
         a_names=counted[sides.a],
         b_names=counted[sides.b],

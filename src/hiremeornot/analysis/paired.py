@@ -123,10 +123,10 @@ def paired_changes(values: pd.DataFrame, settings: Mapping[str, Any], sides: Sid
                     f"{sides.b}_names": change.b_names,
                     "smallest_p": floor,
                     "p_value": difference_p_value(
-                        change.estimate[i], change.se[i], change.df, floor=floor
+                        change.estimate[i], change.se[i], change.df[i], floor=floor
                     ),
                     "mdd": detectable_change(
-                        change.se[i], change.df, floor=floor, alpha=settings["alpha"]
+                        change.se[i], change.df[i], floor=floor, alpha=settings["alpha"]
                     ),
                 }
             )

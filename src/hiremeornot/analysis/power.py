@@ -5,9 +5,10 @@ The difference of an occupation is a mean of per-instance values in [-1, 1] (var
 1) over a crossed sample of names (and wordings, where several are pooled as a random factor).
 Two reference variances give a minimum detectable difference (MDD) each, with the test the audit
 runs (a t test on k - 1 degrees of freedom, k the fewest levels of a random factor: names on
-the smaller side, or wordings; two-sided at alpha, before the correction for testing many
-occupations): 1 / (instances x wordings) when names and wordings add no variance of their own,
-and 1 / k when all of it lies between them. They bound the truth only when the per-instance
+the smaller side, or wordings, which is the audit's where the names make the variance; two-sided
+at alpha, before the correction for testing many occupations): 1 / (instances x wordings)
+when names and wordings add no variance of their own, and 1 / k when all of it lies between
+them. They bound the truth only when the per-instance
 values vary independently of each other; when the orders of a pair are negatively correlated or
 most values are zero they need not, and the simulated power of the calibration
 (results/calibration/<model>.md) is the design's own.
@@ -30,7 +31,7 @@ POWER = 0.8
 MOST_NAMES = 10_000
 
 
-def _multiplier(df: int, alpha: float) -> float:
+def _multiplier(df: float, alpha: float) -> float:
     """(t quantile at 1 - alpha/2 + t quantile at the power) on df degrees of freedom."""
     return float(t_dist.ppf(1 - alpha / 2, df) + t_dist.ppf(POWER, df))
 
@@ -44,7 +45,7 @@ def detectable(n: float, names: int, *, alpha: float, wordings: int = 1) -> floa
     return _multiplier(units - 1, alpha) / math.sqrt(n)
 
 
-def detectable_change(se: float, df: int, *, floor: float, alpha: float) -> float:
+def detectable_change(se: float, df: float, *, floor: float, alpha: float) -> float:
     """The MDD of a test whose estimate has standard error ``se`` on ``df`` degrees of freedom
     and whose p-value never goes below ``floor`` (inf when it can never reject at alpha)."""
     if df < 1 or floor >= alpha:

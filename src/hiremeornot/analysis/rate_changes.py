@@ -17,7 +17,6 @@ import pandas as pd
 from hiremeornot.analysis.impact import KEYS, Tally, as_tally, pooled_tally, ratios_of
 from hiremeornot.analysis.selection_variance import (
     PairCells,
-    floored_p,
     pair_cells,
     ratio_coefficients,
     ratio_resolution,
@@ -134,7 +133,7 @@ def _changes_of(cells: PairCells, confidence: float) -> dict[str, np.ndarray]:
         change = rates[1, group] - rates[0, group]
         low, high = rate.bounds(change, confidence)
         found["rate_change_low"][group], found["rate_change_high"][group] = _clipped(low, high)
-        found["p_value"][group] = floored_p(change, rate.se, rate.units)
+        found["p_value"][group] = rate.p_value(change)
         references = rates[[0, 1], tops]
         if (references > 0).all():
             coefficients = ratio_coefficients(cells, 1, group, tops[1]) - ratio_coefficients(

@@ -5,10 +5,11 @@ Every answer is about two people: the one it selects or not, and the other perso
 (its partner). Both are sampled names, so a rate is a mean over a crossed sample, as
 Confirmation is (crossed.py): a rate, a ratio or a change is linearised into each answer's share
 of its deviation (the delta method), the answers summed into cells by their pair of people, and
-its variance is crossed.influence_variance's with the people as one random factor, each cell
+its variance is crossed.influence_variance_parts's with the people as one random factor, each cell
 belonging to both its people (whichever group each is in, and whichever role it plays: a
 person selected in one group's answers is the partner in the other's). The intervals are the
-estimate +- t(df) x SE, the whole range where the fewest names of a group involved are too few
+estimate +- t(df) x SE (df: crossed.satterthwaite_df, with the fewest names of a group involved
+less one where the names make the variance), the whole range where those names are too few
 for the test's floor (crossed.smallest_p), as for the metrics.
 
 A ratio's interval comes from its ratio to each other group: the law's ratio is a group's rate
@@ -34,7 +35,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as t_dist
 
-from hiremeornot.analysis.crossed import influence_variance, sign_test_floor
+from hiremeornot.analysis.crossed import (
+    VarianceParts,
+    influence_variance_parts,
+    satterthwaite_df,
+    sign_test_floor,
+)
 
 if TYPE_CHECKING:
     from hiremeornot.analysis.impact import Cells
@@ -83,18 +89,17 @@ class PairCells:
         counts += [len(self.partners[g]) for g in groups if self.partners[g]]
         return min(counts)
 
-    def variance(self, coefficients: np.ndarray) -> float:
-        """The crossed variance of sum over runs and groups of coefficients (runs x groups) x
-        each group's rate: over the cells holding answers of a group with a coefficient, as
-        many as their answers."""
+    def variance(self, coefficients: np.ndarray) -> VarianceParts:
+        """The crossed variance, in its parts, of sum over runs and groups of coefficients
+        (runs x groups) x each group's rate: over the cells holding answers of a group with a
+        coefficient, as many as their answers."""
         involved = coefficients != 0
         counts = (self.answers * involved[:, None, :]).sum(axis=(0, 2))
         at = np.flatnonzero(counts > 0)
         if len(at) == 0:
-            return 0.0
+            return VarianceParts(np.zeros(1), np.zeros(1), 0)
         influence = (self.influence() * coefficients[:, None, :]).sum(axis=(0, 2))[at]
-        variance = influence_variance(self._factors(at), influence[:, None], counts[at])
-        return float(variance[0])
+        return influence_variance_parts(self._factors(at), influence[:, None], counts[at])
 
     def _factors(self, at: np.ndarray) -> list[list[np.ndarray]]:
         """The cells ``at``'s random factors: the people of each group, a factor of its own
@@ -156,34 +161,34 @@ def pair_cells(runs: list[Cells], groups: np.ndarray) -> PairCells:
     )
 
 
-def t_reach(units: int, confidence: float) -> float:
-    """How many standard errors an interval reaches either side: t(units - 1); infinite where
-    the test's floor with so few units is at or above 1 - confidence (the whole range)."""
-    if units < 2 or sign_test_floor(units) >= 1 - confidence:
-        return np.inf
-    return float(t_dist.ppf((1 + confidence) / 2, units - 1))
-
-
-def floored_p(estimate: float, se: float, units: int) -> float:
-    """The two-sided t-test's p of no change, df units - 1, never below the sign test's floor
-    with ``units``."""
-    if units < 2:
-        return 1.0
-    p = 2 * t_dist.sf(abs(estimate) / se, units - 1) if se > 0 else float(estimate == 0)
-    return float(max(p, sign_test_floor(units)))
-
-
 @dataclass(frozen=True)
 class Spread:
     """A quantity's standard error (its crossed variance and its resolution, in quadrature:
-    never 0, as crossed.CrossedMeans.se) and the units behind it."""
+    never 0, as crossed.CrossedMeans.se), the units behind it and the t reference's degrees of
+    freedom."""
 
     se: float
     units: int
+    df: float
+
+    def reach(self, confidence: float) -> float:
+        """How many standard errors an interval reaches either side: t(df); infinite where
+        the test's floor with so few units is at or above 1 - confidence (the whole range)."""
+        if self.units < 2 or sign_test_floor(self.units) >= 1 - confidence:
+            return np.inf
+        return float(t_dist.ppf((1 + confidence) / 2, self.df))
 
     def bounds(self, estimate: float, confidence: float) -> tuple[float, float]:
-        half = t_reach(self.units, confidence) * self.se
+        half = self.reach(confidence) * self.se
         return estimate - half, estimate + half
+
+    def p_value(self, estimate: float) -> float:
+        """The two-sided t-test's p of no change, never below the sign test's floor with
+        these units."""
+        if self.units < 2:
+            return 1.0
+        p = 2 * t_dist.sf(abs(estimate) / self.se, self.df) if self.se > 0 else float(estimate == 0)
+        return float(max(p, sign_test_floor(self.units)))
 
 
 def rate_spread(cells: PairCells, run: int, group: int) -> Spread:
@@ -228,8 +233,9 @@ def spread_of(
 ) -> Spread:
     """The Spread of sum of coefficients (runs x groups) x the groups' rates: its crossed
     variance and ``resolution`` in quadrature, and the units of the ``groups`` it involves."""
-    variance = cells.variance(coefficients)
-    return Spread(float(np.sqrt(variance + resolution**2)), cells.units(np.unique(groups)))
+    parts, units = cells.variance(coefficients), cells.units(np.unique(groups))
+    se = float(np.sqrt(parts.levels[0] + parts.residual[0] + resolution**2))
+    return Spread(se, units, float(satterthwaite_df(parts, resolution**2, units - 1)[0]))
 
 
 def top_reach(cells: PairCells, run: int, confidence: float) -> float:

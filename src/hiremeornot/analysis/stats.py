@@ -98,7 +98,7 @@ def flaggable_at_floor(*, floor: float, occupations: int, alpha: float) -> int |
     return needed if floor <= alpha and needed <= occupations else None
 
 
-def difference_p_value(estimate: float, se: float, df: int, *, floor: float) -> float:
+def difference_p_value(estimate: float, se: float, df: float, *, floor: float) -> float:
     """Two-sided t test of a zero difference with the clustered SE (CrossedMeans.se), never
     below ``floor``."""
     if df < 1 or estimate == 0:
@@ -107,7 +107,7 @@ def difference_p_value(estimate: float, se: float, df: int, *, floor: float) -> 
 
 
 def equivalence_p_value(
-    estimate: float, se: float, df: int, *, margin: float, floor: float
+    estimate: float, se: float, df: float, *, margin: float, floor: float
 ) -> float:
     """Two one-sided t tests of |difference| >= margin, each at half the level (twice the larger
     p), never below ``floor``: the level at which the interval of the same level lies inside
@@ -236,9 +236,9 @@ def _reading_tables(
                 "difference": estimate,
                 "smallest_p": floor,
                 "names_alike": bool(means.names_alike[column]),  # SE: the resolution alone
-                "p_value": difference_p_value(estimate, se, means.df, floor=floor),
+                "p_value": difference_p_value(estimate, se, means.df[column], floor=floor),
                 "p_equivalence": equivalence_p_value(
-                    estimate, se, means.df, margin=margin, floor=floor
+                    estimate, se, means.df[column], margin=margin, floor=floor
                 ),
             }
         )

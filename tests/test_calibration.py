@@ -81,10 +81,16 @@ def test_every_published_interval_covers_its_truth_at_its_nominal_level():
 
 
 def test_under_a_null_plant_nothing_is_called_different():
-    _, verdicts, _ = audits_of(respondent(position=0.8), names=8, audits=25, seed=2)
+    """Occupations are called different no more often than alpha; the FDR, a share of the 25
+    audits (those with any occupation called different: all are false), is held to alpha within
+    twice its Monte-Carlo error (the tests are at their level: docs/calibration.md measures it
+    over 400 audits, 0.052 at 10 + 10 names)."""
+    audits, alpha = 25, REPORT["alpha"]
+    _, verdicts, _ = audits_of(respondent(position=0.8), names=8, audits=audits, seed=2)
     rates = verdict_rates(verdicts, REPORT["equivalence_margin"])
     assert rates["null"].all()
-    assert (rates["differs"] <= REPORT["alpha"]).all() and (rates["fdr"] <= REPORT["alpha"]).all()
+    assert (rates["differs"] <= alpha).all()
+    assert (rates["fdr"] <= alpha + 2 * np.sqrt(alpha * (1 - alpha) / audits)).all()
 
 
 def test_coverage_and_false_positives_are_decided_as_data():

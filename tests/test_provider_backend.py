@@ -205,7 +205,14 @@ def test_a_missing_key_or_unknown_provider_is_one_line_naming_the_model(fake, mo
 def test_the_store_key_holds_provider_model_constraint_and_settings_not_runtime(fake):
     identity = model_identity(settings(fake))
     assert identity["model"] == "openai-api/standin/fake-model"
-    assert {"backend", "base_url", "constraint", "system_prompt", "temperature"} <= set(identity)
+    assert {
+        "backend",
+        "base_url",
+        "constraint",
+        "system_prompt",
+        "temperature",
+        "top_logprobs",
+    } <= set(identity)
     assert not {"concurrency", "max_retries", "timeout_s", "max_cost_usd"} & set(identity)
     other = model_identity(settings(fake, "anthropic/claude-sonnet-4-5"))
     free = Request(REQUESTS[0].prompt, REQUESTS[0].choices, free_tokens=24)

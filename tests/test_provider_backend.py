@@ -212,6 +212,7 @@ def test_the_store_key_holds_provider_model_constraint_and_settings_not_runtime(
         "system_prompt",
         "temperature",
         "top_logprobs",
+        "answer_max_tokens",
     } <= set(identity)
     assert not {"concurrency", "max_retries", "timeout_s", "max_cost_usd"} & set(identity)
     other = model_identity(settings(fake, "anthropic/claude-sonnet-4-5"))
@@ -233,6 +234,16 @@ def test_a_second_run_asks_nothing_and_a_cost_cap_stops_a_run_before_it_asks(
     with pytest.raises(InputError, match=r"over max_cost_usd \$0\.01; nothing was asked"):
         run(fake, tmp_path / "t", price_per_million_tokens=prices, max_cost_usd=0.01)
     assert len(fake.requests) == asked
+
+
+def test_a_reasoning_models_answer_budget_is_sent_and_priced(fake, tmp_path, caplog):
+    """answer_max_tokens goes as a constrained question's output budget (room for a reasoning
+    model's thinking, which counts against it), and the estimate prices each answer at it."""
+    caplog.set_level(logging.INFO, logger="hiremeornot")
+    model = "google/gemini-2.5-pro"
+    run(fake, tmp_path / "s", REQUESTS[:2], model, answer_max_tokens=2048)
+    assert {fake_google.max_tokens(request["body"]) for request in fake.requests} == {2048}
+    assert "and 4,096 output tokens" in caplog.text
 
 
 def test_top_logprobs_0_asks_for_none(fake, tmp_path):

@@ -39,8 +39,6 @@ from hiremeornot.asking.backends.token_logprobs import choice_logprobs
 from hiremeornot.errors import InputError, first_line, whole_message
 
 MAX_TOP_LOGPROBS = 20  # what OpenAI's and Google's APIs give at most
-# Room for {"answer": "<choice>"}; a small budget also keeps the Anthropic SDK from streaming.
-CONSTRAINED_MAX_TOKENS = 64
 CONSTRAINTS = ("json_schema", "tool")  # the others are the openai backend's
 # inspect's set-up errors carry the terminal's markup: "No [bold][blue]ANTHROPIC_API_KEY[/blue]..."
 MARKUP = re.compile(r"\[/?(?:bold|blue|italic|red|green|yellow|dim)\]|^ERROR: ")
@@ -56,6 +54,7 @@ class ProviderSettings(BackendSettings):
     system_prompt: str | None
     temperature: float
     top_logprobs: int
+    answer_max_tokens: int
     concurrency: int
     max_retries: int
     timeout_s: float
@@ -191,7 +190,7 @@ class ProviderBackend(Backend):
 
         if request.free_tokens is not None:
             return {"config": GenerateConfig(max_tokens=request.free_tokens)}
-        asked: dict[str, Any] = {"max_tokens": CONSTRAINED_MAX_TOKENS}
+        asked: dict[str, Any] = {"max_tokens": self.settings.answer_max_tokens}
         if self.settings.top_logprobs:
             asked.update(logprobs=True, top_logprobs=self.settings.top_logprobs)
         schema = answer_schema(request.choices)

@@ -65,11 +65,15 @@ def input_tokens(request: Request, system_prompt: str | None) -> int:
     return text + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_CHOICE * offered
 
 
-def output_tokens(request: Request, constraint: str) -> int:
+def output_tokens(request: Request, constraint: str, answer_budget: int | None = None) -> int:
     """About how many tokens the reply takes under ``constraint``; a free reply is priced at
-    its whole budget (the most it may cost)."""
+    its whole budget (the most it may cost), and so is a constrained one where the model has a
+    budget for it (``answer_budget``: the provider backend's answer_max_tokens, which a
+    reasoning model's thinking may fill)."""
     if request.free_tokens is not None:
         return request.free_tokens
+    if answer_budget is not None:
+        return answer_budget
     if constraint == "logit_bias":
         return 1
     longest = math.ceil(max(len(choice) for choice in request.choices) / CHARS_PER_TOKEN) + 1
@@ -80,11 +84,11 @@ def cost_estimate(requests: Sequence[Request], settings: Any) -> CostEstimate:
     """The estimate for ``requests`` asked of the model of ``settings``: a backend's typed
     settings, or one paid model's settings as in the config (validated here, so that keys left
     out take the schema's defaults)."""
-    settings = Pricing.from_config(
-        model_settings(settings) if isinstance(settings, Mapping) else vars(settings)
-    )
+    values = model_settings(settings) if isinstance(settings, Mapping) else vars(settings)
+    settings = Pricing.from_config(values)
+    budget = values.get("answer_max_tokens")  # the provider backend's; the openai one has none
     tokens_in = sum(input_tokens(r, settings.system_prompt) for r in requests)
-    tokens_out = sum(output_tokens(r, settings.constraint) for r in requests)
+    tokens_out = sum(output_tokens(r, settings.constraint, budget) for r in requests)
     prices = settings.price_per_million_tokens
     usd = None
     if prices:

@@ -10,7 +10,7 @@ import yaml
 
 from hiremeornot import checks, plan
 from hiremeornot.asking import backends
-from hiremeornot.asking.backends import ASKED_PER_REQUEST, model_identity
+from hiremeornot.asking.backends import ASKED_PER_REQUEST, READ_BY_ANOTHER_MODEL, model_identity
 from hiremeornot.asking.backends.base import BackendSettings, Request
 from hiremeornot.asking.backends.extractive_qa import ExtractiveQASettings
 from hiremeornot.asking.backends.openai import OpenAISettings
@@ -216,10 +216,11 @@ def test_the_store_key_holds_the_settings_marked_answers_and_only_them(backend):
     settings = model_settings({"backend": backend, "model": "org/model"})
     identity = model_identity(settings)
     answers = {k for k in settings if model_roles()[k] == "answers"}
-    assert set(identity) == answers - ASKED_PER_REQUEST
+    apart = ASKED_PER_REQUEST | READ_BY_ANOTHER_MODEL
+    assert set(identity) == answers - apart
     for key in settings:
         changed = {**settings, key: "changed"}
-        in_key = model_roles()[key] == "answers" and key not in ASKED_PER_REQUEST
+        in_key = model_roles()[key] == "answers" and key not in apart
         assert (model_identity(changed) != identity) == in_key, key
     assert model_identity({**settings, "state_dir": "x"}) == identity  # no config key
 
@@ -251,10 +252,12 @@ def test_a_step_job_depends_on_every_setting_but_its_resources_and_report_keys(s
     for name, settings in loaded["models"].items():
         job = step_settings(loaded, name, step)["model"]
         assert not set(job) & unread
-        assert {k for k in settings if model_roles()[k] == "answers"} <= set(job)
+        answers = {k for k in settings if model_roles()[k] == "answers"}
+        assert answers - {"free_classifier"} <= set(job)  # it reads no constrained step
         assert {k for k in settings if k not in unread} - set(job) <= {
             "shard_size",
             "step1_shards",
+            "free_classifier",
         }  # how the other steps are split
 
 

@@ -123,3 +123,27 @@ def test_a_step_asked_free_is_priced_at_its_budget_and_its_own_store_keys(inputs
     assert table.loc["step1", "output_tokens"] == 100 * len(requests)
     assert table.loc["step3", "output_tokens"] == 100 * table.loc["step3", "questions"]
     assert table.loc["step2", "output_tokens"] == constrained.loc["step2", "output_tokens"]
+
+
+def test_a_free_classifier_is_priced_at_a_question_per_free_reply(inputs, tmp_path):  # noqa: F811
+    reader = {"backend": "openai", "model": "gpt-reader", "price_per_million_tokens": PRICES}
+    free = {**GPT, "answers_mode": {"step3": "free"}, "free_classifier": reader}
+    table = estimate(
+        {"gpt": by_step(free)},
+        inputs["instances"],
+        inputs["attributes"],
+        tmp_path,
+        ["paper"],
+        sides=GENDER,
+    )
+    read = table[table["model"] == "gpt+classifier"].set_index("step")
+    audited = table[table["model"] == "gpt"].set_index("step")
+    assert list(read.index) == ["step3"]  # the only step asked free
+    assert read.loc["step3", "questions"] == audited.loc["step3", "questions"]
+    # each question quotes the question and a reply at the whole budget (64 tokens)
+    assert read.loc["step3", "input_tokens_low"] > audited.loc["step3", "input_tokens_low"] + (
+        64 * read.loc["step3", "questions"]
+    )
+    assert read.loc["step3", "usd_high"] > 0
+    text = estimate_markdown(table)
+    assert "- gpt+classifier: about $" in text and "`<model>+classifier` row" in text

@@ -49,6 +49,7 @@ NO_OUTPUT = {
     },
     "models.*.distribution_date": "only the Local Law 144 summary prints it, and this run "
     "(no contrasts) makes none",
+    "models.*.free_classifier": "every step is asked constrained: no reply to read",
     "sources.onet.url": "local_data is given: nothing is downloaded",
     "sources.onet.sha256": "local_data is given: nothing is downloaded",
     "workforce.url": "local_data is given: nothing is downloaded",
@@ -83,6 +84,7 @@ EDITS = {
     "models.*.device": "cuda",
     "models.*.decoding": "likelihood",
     "models.*.answers_mode": "free",
+    "models.*.free_classifier": EMBEDDED,
     "models.*.system_prompt": "Be fair.",
     "models.*.distribution_date": "2027-01-04",
     "models.*.gpu_model": "a100",

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import needs_data
-from tests.helpers.workflow_runs import SIMULATED, TINY, run_tiny, step_table
+from tests.helpers.workflow_runs import EMBEDDED, SIMULATED, TINY, run_tiny, step_table
 
 pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
 MODEL = "planted"
@@ -102,3 +102,42 @@ def test_free_answers_are_set_beside_the_constrained_ones_the_store_holds(free_r
         assert (twinned["choice"] == twinned["constrained"]).all()
         assert agrees.loc[question, "asked"] == len(twinned) > 0
     assert len(twinned) < len(answered)  # Q1's prompts changed with Step 1's refusals
+
+
+@pytest.fixture(scope="module")
+def classified_run(tmp_path_factory):
+    """The planted model with Q2 and Q3 asked free, some replies planted in words the parser
+    cannot read, and the embedded model as its classifier."""
+    workdir = tmp_path_factory.mktemp("classified-run")
+    unread = {"unparsed": {"q2": 0.3, "q3": 0.3}, "refused": {"q3": 0.1}}
+    planted = {
+        **SIMULATED,
+        "respondent": {**SIMULATED["respondent"], "free": unread},
+        "answers_mode": {"step3": "free"},
+        "free_classifier": {**EMBEDDED, "threads": 1},
+    }
+    run_tiny(workdir, config={**TINY, "models": {MODEL: planted}})
+    return workdir
+
+
+def test_a_classifier_reads_the_replies_the_parser_cannot_and_the_run_says_how_often_it_agrees(
+    classified_run,
+):
+    results = classified_run / "results"
+    step3 = step_table(results, MODEL, "step3")
+    read = step3["rule"] == "classifier"
+    assert read.sum() > 0 and (step3["choice"] != "unparsed").all()
+    assert step3["classified"].notna().all()  # every reply had text to read
+    assert (step3.loc[read, "choice"] == step3.loc[read, "classified"]).all()
+    table = pd.read_csv(results / MODEL / "non_answers.tsv", sep="\t")
+    rows = table[table["occupation"] == "all"].set_index(["question", "kind"])
+    for question, asked in step3.groupby("question"):
+        assert rows.loc[(question, "classifier"), "count"] == (asked["rule"] == "classifier").sum()
+        assert rows.loc[(question, "classifier_agrees"), "asked"] == (~read[asked.index]).sum()
+    assert ("q1", "classifier") not in rows.index  # Q1 was asked constrained
+    record = json.loads((results / MODEL / "step3" / "shard-0.json").read_text())
+    assert record["classifier"]["questions"] == len(step3)
+    assert record["classifier"]["identity"]["model"] == EMBEDDED["model"]
+    assert (results / "store" / f"{MODEL}+classifier").is_dir()
+    summary = (results / "summary.md").read_text()
+    assert "A second model (the `free_classifier`) read the replies the parser could not" in summary

@@ -142,7 +142,7 @@ def test_groups_match_by_value_or_values_joined():
         ({"name_df": 1.5}, r"respondent.name_df: 1.5 gives the name effects no variance"),
         (
             {"free": {"refused": {"q3": 0.6}, "other": {"q3": 0.4}}},
-            r"respondent.free: refused \+ other of q3 is 1, which leaves no answer",
+            r"respondent.free: refused \+ other \+ unparsed of q3 is 1, which leaves no answer",
         ),
         (
             {"free": {"refusal_effects": {"Martian": 1.0}}},
@@ -243,6 +243,35 @@ def test_a_free_reply_reads_back_as_the_answer_it_would_give_constrained_or_as_p
         assert 0.15 < kinds["refused"] / 600 < 0.25 and 0.06 < kinds["other"] / 600 < 0.14
         phrasings = {f.reply.replace(f.answer, "{answer}") for f in free}
         assert {"{answer}", "{answer}.", "Answer: {answer}", "**{answer}**"} <= phrasings
+
+
+def test_an_unparsed_reply_gives_the_constrained_answer_in_words_the_parser_cannot_read():
+    """Planted ``unparsed`` replies read as unparsed, and each says the answer the constrained
+    question gets (a person by place), for a classifier to read."""
+    backend = load_backend("simulated", settings(free={"unparsed": {"step1": 0.3, "q3": 0.3}}))
+    places = {"The first one.": "Mary", "The second one.": "John", "Each of them.": "both"}
+    said = {**places, "Not one of them.": "neither"}
+    said |= {"I'd lean towards yes.": "Yes", "I'd lean towards no.": "No"}
+    cases = [
+        (("Yes", "No"), step1()),
+        (
+            ("Mary", "John", "both", "neither"),
+            {**q2(question="q3"), "roles": ("female", "male", "both", "neither")},
+        ),
+    ]
+    for choices, about in cases:
+        asked = [Request(f"question {i}?", choices, about) for i in range(600)]
+        free = backend.answer([Request(r.prompt, choices, about, free_tokens=64) for r in asked])
+        constrained = backend.answer(asked)
+        unread = [(f, c) for f, c in zip(free, constrained, strict=True) if f.answer == "unparsed"]
+        assert 0.24 < len(unread) / 600 < 0.36
+        for f, c in unread:
+            assert said[f.reply] == c.answer
+        assert all(
+            f.answer == c.answer
+            for f, c in zip(free, constrained, strict=True)
+            if f.reply not in said
+        )
 
 
 def test_refusals_planted_for_a_group_shift_its_log_odds():

@@ -209,7 +209,16 @@ def _refuse_unreadable(value: Any, source: str, path: tuple) -> None:
 def validate_config(config: dict, source: str = "config") -> dict:
     """Fill defaults into ``config`` in place and raise InputError naming the first bad key."""
     _validate(config, _schema(), source)
+    for name, settings in config.get("models", {}).items():
+        _validate_classifier(settings, f"{source}: models.{name}.free_classifier")
     return config
+
+
+def _validate_classifier(settings: dict, source: str) -> None:
+    """Fill the defaults of a model's ``free_classifier`` (a model's settings) in place, and
+    raise InputError naming its first bad key."""
+    if settings.get("free_classifier") is not None:
+        _validate(settings["free_classifier"], _model_schema(), source)
 
 
 def marked_values(config: Mapping[str, Any], marker: str) -> Iterator[tuple[str, Any, Any]]:
@@ -238,6 +247,7 @@ def model_settings(settings: Mapping[str, Any], source: str = "model settings") 
     """
     filled = copy.deepcopy(dict(settings))
     _validate(filled, _model_schema(), source)
+    _validate_classifier(filled, f"{source}: free_classifier")
     return filled
 
 

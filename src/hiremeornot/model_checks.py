@@ -22,6 +22,7 @@ def check_model(name: str, settings: dict) -> None:
         raise InputError(f"models.{name}: {exc}") from exc
     check_vllm_job(name, settings)
     check_answers_mode(name, settings)
+    check_free_classifier(name, settings)
     if settings.get("system_prompt"):
         check_plain_text(settings["system_prompt"], f"models.{name}.system_prompt")
     if settings["backend"] == "extractive_qa":
@@ -73,4 +74,31 @@ def check_answers_mode(name: str, settings: dict) -> None:
         raise InputError(
             f"models.{name}.answers_mode: the {settings['backend']} backend asks only "
             f"constrained questions; free needs one of {', '.join(FREE_BACKENDS)}"
+        )
+
+
+# The backends that cannot read a reply: the simulated respondent answers from the design, and
+# extractive QA picks a span of its context.
+NOT_READERS = ("simulated", "extractive_qa")
+
+
+def check_free_classifier(name: str, settings: dict) -> None:
+    """A model's ``free_classifier`` is a model that reads replies: every check of a model, a
+    backend that reads text, its own questions constrained, and no classifier of its own."""
+    classifier = settings.get("free_classifier")
+    if classifier is None:
+        return
+    where = f"{name}.free_classifier"
+    if classifier["free_classifier"] is not None:
+        raise InputError(f"models.{where}.free_classifier: a classifier has none; remove it")
+    check_model(where, classifier)
+    if classifier["backend"] in NOT_READERS:
+        raise InputError(
+            f"models.{where}.backend: the {classifier['backend']} backend does not read a reply; "
+            "a classifier needs a language model (transformers, vllm, openai or provider)"
+        )
+    if any(answers_mode(classifier, step) == FREE for step in STEPS):
+        raise InputError(
+            f"models.{where}.answers_mode: a classifier answers constrained, from the answer "
+            "words; remove answers_mode"
         )

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from hiremeornot.asking import backends
-from hiremeornot.config import model_keys
+from hiremeornot.config import CONSTRAINED, answers_mode, model_keys
 from hiremeornot.design.contrasts import Contrast, Sides, contrasts, control_contrast
 from hiremeornot.design.prompts import wordings
 from hiremeornot.errors import InputError
@@ -203,13 +203,13 @@ NOT_READ_BY_MODEL_JOBS = model_keys("resource") | model_keys("report")
 
 def model_job_settings(config: dict, model: str, step: str) -> dict[str, Any]:
     """A model's settings as its ``step`` jobs depend on them: less those no model job reads
-    (NOT_READ_BY_MODEL_JOBS), and the other step kind's split."""
+    (NOT_READ_BY_MODEL_JOBS), the other step kind's split, and the classifier of free replies
+    where ``step`` is constrained."""
     settings = config["models"][model]
-    return {
-        k: v
-        for k, v in settings.items()
-        if k not in NOT_READ_BY_MODEL_JOBS and k != OTHER_SPLIT[step]
-    }
+    unread = {OTHER_SPLIT[step]}
+    if answers_mode(settings, step) == CONSTRAINED:
+        unread.add("free_classifier")
+    return {k: v for k, v in settings.items() if k not in NOT_READ_BY_MODEL_JOBS | unread}
 
 
 def pairing_settings(config: dict) -> dict[str, Any]:
@@ -225,7 +225,9 @@ def validity_settings(config: dict, model: str) -> dict[str, Any]:
     questions, the races the list declares."""
     settings = model_job_settings(config, model, "step1")
     return {
-        "model": {k: v for k, v in settings.items() if k != "step1_shards"},
+        "model": {
+            k: v for k, v in settings.items() if k not in ("step1_shards", "free_classifier")
+        },
         "validity": config["names"]["validity"],
         "races": name_source(config)["races"],
     }

@@ -13,7 +13,11 @@ at once, so they get no group comparison.
 
 Where the model's store also held a free question's constrained twin when it was asked (the
 step table's ``constrained``), a row of kind ``agrees`` gives how many of the answered free
-replies gave the constrained answer (``asked``: those compared).
+replies gave the constrained answer (``asked``: those compared). Where a second model read the
+replies (the model's ``free_classifier``: asking/classify.py), a row of kind ``classifier``
+counts the replies it read that the parser could not (``asked``: every question), and one of
+kind ``classifier_agrees`` how many of the replies the parser read the classifier read alike
+(``asked``: those compared).
 
 ``answered_instances`` keeps, of Steps 2 and 3, the instances (in a wording) whose Q1-Q3 were
 all answered: Confirmation, Consistency, the differences and every statistic built on them are
@@ -31,7 +35,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from hiremeornot.asking.free_replies import NON_ANSWERS
+from hiremeornot.asking.free_replies import CLASSIFIER_RULE, NON_ANSWERS
 from hiremeornot.design.contrasts import Sides
 
 ANY = "any"
@@ -39,6 +43,8 @@ KINDS = (ANY, *NON_ANSWERS)
 ALL = "all"  # the occupation of the rows over the whole run
 INSTANCES = "instances"  # the rows of instances with any of Q1-Q3 not answered
 AGREES = "agrees"  # the kind of the rows of free answers that agree with the constrained one
+CLASSIFIED = CLASSIFIER_RULE  # the kind of the rows of replies read by the classifier alone
+CLASSIFIER_AGREES = "classifier_agrees"  # of those the parser read, the classifier read alike
 PERMUTATIONS = 20_000
 SEED = 20261206  # the permutation sample's, so that a run's p is reproducible
 # The questions about one person, compared between the groups.
@@ -132,6 +138,12 @@ def non_answer_table(
             compared = ~unanswered(table) & table["constrained"].notna()
             agrees = table["choice"][compared] == table["constrained"][compared]
             rows.append(_rate(question, ALL, AGREES, agrees, confidence))
+        if "classified" in table:  # a second model read the replies
+            by_classifier = table["rule"] == CLASSIFIER_RULE
+            rows.append(_rate(question, ALL, CLASSIFIED, by_classifier, confidence))
+            compared = ~by_classifier & table["classified"].notna()
+            alike = table["classified"][compared] == table["choice"][compared]
+            rows.append(_rate(question, ALL, CLASSIFIER_AGREES, alike, confidence))
         if "occupation" in table:
             for occupation, asked in table.groupby("occupation", sort=False):
                 rows.append(_rate(question, occupation, ANY, unanswered(asked), confidence))

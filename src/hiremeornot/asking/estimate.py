@@ -4,7 +4,8 @@ Step 1's questions are known exactly, and those already in the response store ar
 such. Steps 2 and 3 are known in number, but their prompts carry the attributes Step 1 grants:
 their tokens and cost are bracketed between no attribute granted and every one granted.
 Tokens are estimated as the openai and provider backends do (backends/openai/cost.py); the cost
-needs the model's ``price_per_million_tokens``.
+needs the model's ``price_per_million_tokens``. A model's ``free_classifier`` has rows of its own
+(``<model>+classifier``): a question per free reply.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pandas as pd
 
 from hiremeornot.asking.backends import API_BACKENDS, Request, model_identity
 from hiremeornot.asking.backends.openai.cost import cost_estimate
+from hiremeornot.asking.classify import classifier_request, store_name
 from hiremeornot.asking.steps import build_questions, free_tokens
 from hiremeornot.asking.store import ResponseStore, request_key
 from hiremeornot.design.contrasts import Sides
@@ -125,16 +127,40 @@ def estimate_row(model: str, step: str, settings: dict, plan: QuestionPlan, stor
         row["in_store"] = row["questions"] - len(low)
     else:
         high = asked("yes")
-    if settings["model"]["backend"] in API_BACKENDS:
-        least, most = cost_estimate(low, settings["model"]), cost_estimate(high, settings["model"])
-        row.update(
-            input_tokens_low=least.input_tokens,
-            input_tokens_high=most.input_tokens,
-            output_tokens=most.output_tokens,
-            usd_low=least.usd,
-            usd_high=most.usd,
-        )
-    return row
+    return _priced(row, low, high, settings["model"])
+
+
+def classifier_row(model: str, step: str, settings: dict, plan: QuestionPlan) -> dict | None:
+    """The questions a model's ``free_classifier`` may be asked in ``step`` (None where it reads
+    none): one per free reply, each reply at its whole budget, the most it may cost."""
+    classifier = settings["model"].get("free_classifier")  # not in a constrained step's
+    free = free_tokens(settings["model"], step)
+    if classifier is None or free is None:
+        return None
+    reply = " ".join(["word"] * free)  # about one token a word
+
+    def read(granted: str) -> list[Request]:
+        asked = plan.requests(step, settings, granted)
+        return [classifier_request(r.prompt, reply, r.choices) for r in asked]
+
+    low = read("no")
+    row = {"model": store_name(model), "step": step, "questions": len(low)}
+    return _priced(row, low, low if step == "step1" else read("yes"), classifier)
+
+
+def _priced(row: dict, low: list[Request], high: list[Request], model_settings: dict) -> dict:
+    """The row with the token and cost brackets of ``low`` to ``high``, where the model is a
+    paid API's."""
+    if model_settings["backend"] not in API_BACKENDS:
+        return row
+    least, most = cost_estimate(low, model_settings), cost_estimate(high, model_settings)
+    return row | {
+        "input_tokens_low": least.input_tokens,
+        "input_tokens_high": most.input_tokens,
+        "output_tokens": most.output_tokens,
+        "usd_low": least.usd,
+        "usd_high": most.usd,
+    }
 
 
 def estimate(
@@ -152,6 +178,12 @@ def estimate(
         estimate_row(model, step, by_step[step], plan, Path(store_dir))
         for model, by_step in settings.items()
         for step in STEPS
+    ]
+    rows += [
+        row
+        for model, by_step in settings.items()
+        for step in STEPS
+        if (row := classifier_row(model, step, by_step[step], plan)) is not None
     ]
     integers = {c: "Int64" for c in COLUMNS if c not in ("model", "step", "usd_low", "usd_high")}
     return pd.DataFrame(rows, columns=COLUMNS).astype(integers)

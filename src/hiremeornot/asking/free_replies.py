@@ -35,6 +35,8 @@ from dataclasses import dataclass
 REFUSED, OTHER, UNPARSED = "refused", "other", "unparsed"
 NON_ANSWERS = (REFUSED, OTHER, UNPARSED)
 NEUTRAL_ROLES = ("both", "neither")
+# The rule of a reply this parser left unparsed and a second model read (asking/classify.py).
+CLASSIFIER_RULE = "classifier"
 
 # English synonyms of each role's answer word, as a whole first clause.
 SYNONYMS = {

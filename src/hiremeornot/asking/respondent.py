@@ -23,8 +23,9 @@ scale of the answer that *selects* a person (Step-1 Yes, Q1 Yes, naming the pers
 - a question asked free (``free``): a refusal with its question's probability, shifted on the
   log-odds scale by the group of the person asked about (``refusal_effects``), a hedge with
   ``other``'s, and otherwise the answer it would give constrained (the same draw), phrased in one
-  of several ways: its non-answers are drawn apart from its answers, so the answered questions
-  keep the planted effects.
+  of several ways, or with ``unparsed``'s probability in words the parser does not read ("The
+  first one.", "I'd lean towards yes.": a ``free_classifier``'s to read): its non-answers are
+  drawn apart from its answers, so the answered questions keep the planted effects.
 
 Answers are draws: the same question (prompt and answer space) under the same seed and
 intervention arm always gets the same answer, and the log-probabilities reported are the logs of
@@ -58,6 +59,14 @@ REFUSALS = (
 )
 HEDGES = ("It depends on more than what is given here.", "It is hard to say.")
 PHRASINGS = ("{answer}", "{answer}.", "Answer: {answer}", "**{answer}**")
+# Its answer in words the parser does not read (``unparsed``), by role; a person by place.
+UNREADABLE = {
+    "yes": "I'd lean towards yes.",
+    "no": "I'd lean towards no.",
+    "both": "Each of them.",
+    "neither": "Not one of them.",
+}
+PLACES = ("The first one.", "The second one.")
 Group = Mapping[str, str]
 
 
@@ -230,8 +239,11 @@ class Respondent:
             return REFUSALS[int(phrasing * len(REFUSALS))]
         if draw < refused + other:
             return HEDGES[int(phrasing * len(HEDGES))]
-        answer = choices[self.pick(prompt, choices, probabilities)]
-        return PHRASINGS[int(phrasing * len(PHRASINGS))].format(answer=answer)
+        picked = self.pick(prompt, choices, probabilities)
+        if draw < refused + other + self.params["free"]["unparsed"][about["question"]]:
+            role = about["roles"][picked]
+            return UNREADABLE[role] if role in UNREADABLE else PLACES[picked]
+        return PHRASINGS[int(phrasing * len(PHRASINGS))].format(answer=choices[picked])
 
     def _arm(self) -> tuple[str, ...]:
         """What an intervention arm adds to every draw (nothing for the baseline)."""
@@ -327,12 +339,13 @@ def check_design(
 
 
 def _check_free(free: Mapping[str, Any], where: str) -> None:
-    """Each question's refusals and hedges leave some answers."""
+    """Each question's refusals, hedges and unreadable replies leave some answers."""
     for question, refused in free["refused"].items():
-        if refused + free["other"][question] >= 1:
+        total = refused + free["other"][question] + free["unparsed"][question]
+        if total >= 1:
             raise InputError(
-                f"{where}: refused + other of {question} is "
-                f"{refused + free['other'][question]:g}, which leaves no answer; keep it under 1"
+                f"{where}: refused + other + unparsed of {question} is {total:g}, which leaves "
+                "no answer; keep it under 1"
             )
 
 

@@ -23,6 +23,7 @@ import pandas as pd
 
 from hiremeornot.asking.ask import AskSummary, ask
 from hiremeornot.asking.backends import Request, Response, load_backend, model_identity
+from hiremeornot.asking.classify import read_by_classifier
 from hiremeornot.asking.free_replies import read_reply
 from hiremeornot.asking.store import ResponseStore, batch_journal_dir, request_key
 from hiremeornot.config import CONSTRAINED, answers_mode
@@ -219,10 +220,11 @@ def run_step(
     store_dir: str | Path,
     contrast: Contrast,
     progress: str | None = None,
-) -> AskSummary:
+) -> tuple[AskSummary, AskSummary | None]:
     """Ask one shard's questions of ``step`` in each wording of ``outputs`` (wording id -> path)
     and write each wording's answers table to its path (``progress``: a file the run's
-    terminal line reads, progress.ProgressFile).
+    terminal line reads, progress.ProgressFile). Returns what the model was asked, and what
+    its ``free_classifier`` was (None where it read no reply).
 
     ``paths`` holds ``instances`` and ``attributes`` and, for Steps 2 and 3, ``step1``: the
     paths of the model's Step-1 tables in those wordings.
@@ -255,6 +257,16 @@ def run_step(
     answered = attach_answers(questions, responses, free)
     if twins is not None:
         answered["constrained"] = twins
+    classifier, read = model_settings.get("free_classifier"), None
+    if free is not None and classifier is not None:
+        answered, read = read_by_classifier(
+            answered,
+            model,
+            classifier,
+            store_dir,
+            segment=f"{step}-shard{shard}",
+            label=f"{model} {step} shard {shard}",
+        )
     for wording, path in outputs.items():
         write_table(answered[answered["wording"] == wording].reset_index(drop=True), path)
-    return summary
+    return summary, read

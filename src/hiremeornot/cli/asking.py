@@ -30,7 +30,7 @@ def cmd_step(args):
         paths["step1"] = args.step1
     outputs = _tables_by_wording(args.out, args.step)
     started = manifest.now()
-    summary = run_step(
+    summary, classified = run_step(
         args.step,
         args.model,
         settings,
@@ -50,10 +50,16 @@ def cmd_step(args):
         finished=manifest.now(),
         identity=model_identity(settings["model"]),
     )
+    if classified is not None:
+        record["classifier"] = manifest.classifier_record(
+            classified, model_identity(settings["model"]["free_classifier"])
+        )
     for path in args.out:  # the run manifest reads each job's record from its tables
         stamp_table(path, record)
     manifest.write_json({**record, "tables": outputs}, args.record)
     log.info(summary.line(f"{args.model} {args.step} shard {args.shard}"))
+    if classified is not None:
+        log.info(classified.line(f"{args.model} {args.step} shard {args.shard}, its classifier"))
 
 
 def cmd_validate_names(args):

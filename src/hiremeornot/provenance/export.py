@@ -110,7 +110,10 @@ OPTIONAL_FIELDS: dict[str, str] = {
     "take (docs/method.md#free-answers)",
     "reply": "a question asked free: the model's reply, whole; answer and choice are what the "
     "parser read in it",
-    "rule": "a question asked free: the parser's rule that read the reply (free_replies.py)",
+    "rule": "a question asked free: the parser's rule that read the reply (free_replies.py), or "
+    "classifier where the parser found no answer and the model's free_classifier read it",
+    "classified": "a question asked free, with a free_classifier: what the classifier read in "
+    "the reply (a role, refused or other; null for a reply with no text)",
     "constrained": "a question asked free: the role its constrained twin was answered with, "
     "where the model's store held one (null otherwise)",
 }

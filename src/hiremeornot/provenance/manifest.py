@@ -83,15 +83,29 @@ def job_record(
         "identity": dict(identity),
         "step": step,
         "shard": shard,
-        "questions": summary.questions,
-        "asked": summary.asked,
-        "from_store": summary.from_store,
-        "seconds": round(summary.seconds, 3),
-        "usd": summary.usd,  # estimated (the cost the job logged before asking), None: unpriced
+        **_asked(summary),
         "started": started,
         "finished": finished,
         "host": platform.node(),
         "environment": environment(),
+    }
+
+
+def classifier_record(summary: Any, identity: Mapping[str, Any]) -> dict[str, Any]:
+    """What a job's ``free_classifier`` was asked (``summary``: its asking.AskSummary), and the
+    settings that key its answers."""
+    return {"identity": dict(identity), **_asked(summary)}
+
+
+def _asked(summary: Any) -> dict[str, Any]:
+    """How many distinct questions an asking.AskSummary counts, how many the model was asked,
+    in what time and at what estimated cost (the cost logged before asking; None: unpriced)."""
+    return {
+        "questions": summary.questions,
+        "asked": summary.asked,
+        "from_store": summary.from_store,
+        "seconds": round(summary.seconds, 3),
+        "usd": summary.usd,
     }
 
 

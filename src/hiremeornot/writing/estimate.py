@@ -9,8 +9,11 @@ from typing import Any
 import pandas as pd
 
 from hiremeornot.analysis.power import POWER, DesignPower
+from hiremeornot.asking.classify import store_name
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.writing.markdown import markdown_table
+
+CLASSIFIER_ROWS = store_name("")  # the suffix of a classifier's rows
 
 
 def estimate_markdown(table: pd.DataFrame) -> str:
@@ -23,6 +26,12 @@ def estimate_markdown(table: pd.DataFrame) -> str:
         "`price_per_million_tokens` is set.\n",
         markdown_table(table.astype(object).where(table.notna(), ""), digits=2),
     ]
+    if table["model"].str.endswith(CLASSIFIER_ROWS).any():
+        lines.insert(
+            2,
+            f"A `<model>{CLASSIFIER_ROWS}` row is the model's `free_classifier`: a question per "
+            "free reply, each reply at its whole budget (the most it may cost).\n",
+        )
     for model, rows in table.groupby("model", sort=False):
         if rows["usd_high"].notna().all():
             low, high = rows["usd_low"].sum(), rows["usd_high"].sum()

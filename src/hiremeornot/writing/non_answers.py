@@ -6,7 +6,15 @@ from __future__ import annotations
 import pandas as pd
 
 from hiremeornot.analysis.findings import fact
-from hiremeornot.analysis.non_answers import ABOUT_ONE, AGREES, ALL, INSTANCES, KINDS
+from hiremeornot.analysis.non_answers import (
+    ABOUT_ONE,
+    AGREES,
+    ALL,
+    CLASSIFIED,
+    CLASSIFIER_AGREES,
+    INSTANCES,
+    KINDS,
+)
 from hiremeornot.design.contrasts import Sides
 
 QUESTION_NAMES = {"step1": "Step 1", "q1": "Q1", "q2": "Q2", "q3": "Q3"}
@@ -45,6 +53,8 @@ def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Side
             "Where the store also held the constrained answer, the free answer was the same in "
             f"{', '.join(agreed)} compared (`constrained` in the step tables)."
         )
+    if classified := _classifier_sentence(overall, free):
+        said.append(classified)
     instances = fact(findings, "non_answers", INSTANCES)
     kept = int(instances["total"] - instances["count"])
     text = (
@@ -60,6 +70,31 @@ def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Side
             "selected sample, and their differences are those of the questions it chose to answer"
         )
     return text + "."
+
+
+def _classifier_sentence(overall: pd.DataFrame, free: list[str]) -> str | None:
+    """What the second model that read the replies did (None where none did): the replies it
+    read that the parser could not, and how often it read the parser's others alike."""
+    read = [q for q in free if (q, CLASSIFIED) in overall.index]
+    if not read:
+        return None
+    mended = ", ".join(
+        f"{QUESTION_NAMES[q]} {int(overall.loc[(q, CLASSIFIED), 'count'])} of "
+        f"{int(overall.loc[(q, CLASSIFIED), 'asked'])}"
+        for q in read
+    )
+    alike = ", ".join(
+        f"{QUESTION_NAMES[q]} {row['rate']:.0%} of {int(row['asked'])}"
+        for q in read
+        if (row := overall.loc[(q, CLASSIFIER_AGREES)])["asked"]
+    )
+    return (
+        f"A second model (the `free_classifier`) read the replies the parser could not "
+        f"({mended} replies; rule `classifier` in the step tables), and its readings count in "
+        f"the rates above; where the parser read a reply, the classifier read it alike in "
+        f"{alike or 'none compared'}: the parser's replies are the easier ones, so this is the "
+        "most its own readings can be trusted."
+    )
 
 
 def _rates(overall: pd.DataFrame, question: str) -> str:

@@ -50,6 +50,8 @@ API_BACKENDS = ("openai", "provider")
 
 # Answers settings each request carries itself (Request.free_tokens), not the model's identity.
 ASKED_PER_REQUEST = frozenset({"answers_mode", "free_max_tokens"})
+# Answers settings of another model (which reads the replies, with a store of its own).
+READ_BY_ANOTHER_MODEL = frozenset({"free_classifier"})
 
 
 def environment(name: str) -> str:
@@ -96,9 +98,10 @@ def model_identity(settings: Mapping[str, Any]) -> dict[str, Any]:
     The settings the schema marks ``x-role: answers``; runtime and resource settings, and
     anything else (such as a ``state_dir``), are left out, and so is how each step is asked
     (ASKED_PER_REQUEST: a free question's key holds its token budget, store.request_key), so
-    that a constrained question keeps its key whatever the other steps' mode.
+    that a constrained question keeps its key whatever the other steps' mode, and so is the
+    model that reads its free replies (READ_BY_ANOTHER_MODEL).
     """
-    answers = model_keys("answers") - ASKED_PER_REQUEST
+    answers = model_keys("answers") - ASKED_PER_REQUEST - READ_BY_ANOTHER_MODEL
     identity = {k: v for k, v in settings.items() if k in answers}
     if location.is_embedded(settings["model"]):
         identity["package"] = location.locate(settings["model"])[2]

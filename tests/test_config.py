@@ -11,7 +11,7 @@ import yaml
 from hiremeornot import checks, plan
 from hiremeornot.asking import backends
 from hiremeornot.asking.backends import ASKED_PER_REQUEST, READ_BY_ANOTHER_MODEL, model_identity
-from hiremeornot.asking.backends.base import BackendSettings, Request
+from hiremeornot.asking.backends.base import CONSTRAINED_ONLY, BackendSettings, Request
 from hiremeornot.asking.backends.extractive_qa import ExtractiveQASettings
 from hiremeornot.asking.backends.openai import OpenAISettings
 from hiremeornot.asking.backends.providers import ProviderSettings
@@ -355,3 +355,18 @@ def test_models_merged_in_from_the_workflows_config_are_named_in_one_warning(tmp
     no_models.write_text("names:\n  pairs: 4\n")  # a file that lists no models adds none
     assert models_merged_in({"smollm2-135m": {}}, [no_models]) is None
     assert models_merged_in({"smollm2-135m": {}}, []) is None
+
+
+@pytest.mark.parametrize("backend", ["transformers", "openai", "vllm", "provider"])
+def test_a_setting_only_a_constrained_question_reads_asks_no_free_question_again(backend):
+    """Each of CONSTRAINED_ONLY changes a constrained question's key and leaves a free one's."""
+    settings = model_settings({"backend": backend, "model": "org/model"})
+    asked = Request("Is Mary qualified?", ("Yes", "No"))
+    free = replace(asked, free_tokens=64)
+    own = [key for key in CONSTRAINED_ONLY if key in settings]
+    assert own  # every backend here has one
+    for key in own:
+        edited = model_identity({**settings, key: "changed"})
+        assert request_key(edited, asked) != request_key(model_identity(settings), asked), key
+        assert request_key(edited, free) == request_key(model_identity(settings), free), key
+    assert model_keys("answers") >= CONSTRAINED_ONLY

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from hiremeornot.asking.backends.base import Request, Response
+from hiremeornot.asking.backends.base import CONSTRAINED_ONLY, Request, Response
 from hiremeornot.asking.free_replies import NON_ANSWERS
 from hiremeornot.errors import InputError, first_line
 
@@ -70,11 +70,13 @@ _ATTEMPTS = 3  # a segment being committed by its writer is read again after a s
 
 
 def request_key(identity: Mapping[str, Any], request: Request) -> str:
-    """The content address of a request asked of one model (a free one's with its token
-    budget; a constrained one's as before free questions existed)."""
+    """The content address of a request asked of one model (a constrained one's as before free
+    questions existed; a free one's with its token budget, less the model's settings only a
+    constrained question reads, CONSTRAINED_ONLY)."""
     asked = {"model": identity, "prompt": request.prompt, "choices": list(request.choices)}
     if request.free_tokens is not None:
         asked["free_tokens"] = request.free_tokens
+        asked["model"] = {k: v for k, v in identity.items() if k not in CONSTRAINED_ONLY}
     payload = json.dumps(asked, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 

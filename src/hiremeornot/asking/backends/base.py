@@ -9,6 +9,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
 
+# The settings only a constrained question reads (how the answer is held to its words, scored
+# and budgeted): a free question's store key leaves them out (store.request_key), so editing
+# one asks no free question again.
+CONSTRAINED_ONLY = frozenset(
+    {"answer_max_tokens", "constraint", "decoding", "tokenizer", "top_logprobs"}
+)
+
 
 @dataclass(frozen=True)
 class Request:

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hiremeornot.analysis.crossed import crossed_variance
+from hiremeornot.analysis.crossed import crossed_variance_parts
 from hiremeornot.analysis.impact import tally
 from hiremeornot.analysis.selection_variance import pair_cells, ratio_bounds
 
@@ -32,11 +32,11 @@ def test_a_rates_variance_is_the_two_way_crossed_variance_of_its_answers():
     coefficients = np.array([[1.0, 0.0]])  # the female rate
     women = answers[answers["group"] == "female"]
     summed = women.groupby(["name", "partner"])["selected"].agg(["sum", "size"]).reset_index()
-    expected = crossed_variance(
+    expected = crossed_variance_parts(
         [pd.factorize(summed["name"])[0], pd.factorize(summed["partner"])[0]],
         summed[["sum"]].to_numpy(float),
         summed["size"].to_numpy(float),
-    )[0]
+    ).total[0]
     assert total(pairs.variance(coefficients)) == pytest.approx(expected, rel=1e-9)
     # in Q2 the two rates sum to one: their difference has four times a rate's variance, and
     # the two groups' variances are one

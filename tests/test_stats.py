@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import t as t_dist
 
 from hiremeornot.analysis.bootstrap import resample_counts
-from hiremeornot.analysis.crossed import crossed_mean, crossed_variance, smallest_p
+from hiremeornot.analysis.crossed import crossed_mean, crossed_variance_parts, smallest_p
 from hiremeornot.analysis.metrics import instance_columns, occupation_metrics
 from hiremeornot.analysis.stats import (
     CONFOUNDED,
@@ -296,7 +296,7 @@ def test_crossed_variance_is_the_two_way_anova_estimate():
     table = pd.DataFrame({"y": y, "f": female, "m": male})
     squares = anova_lm(smf.ols("y ~ C(f) + C(m)", table).fit())["mean_sq"]
     expected = (squares["C(f)"] + squares["C(m)"] - squares["Residual"]) / len(y)
-    variance = crossed_variance([female, male], y[:, None], np.ones(len(y)))
+    variance = crossed_variance_parts([female, male], y[:, None], np.ones(len(y))).total
     assert variance[0] == pytest.approx(expected, rel=1e-9)
 
 
@@ -320,7 +320,7 @@ def test_crossed_variance_of_an_incomplete_design_fits_the_names_effects():
         for codes in by
     )
     expected = (sides / n - fit.mse_resid) / n
-    variance = crossed_variance(by, y[:, None], np.ones(n))
+    variance = crossed_variance_parts(by, y[:, None], np.ones(n)).total
     assert variance[0] == pytest.approx(expected, rel=1e-6)
 
 
@@ -334,7 +334,9 @@ def test_answer_noise_is_counted_once():
     ratios = []
     for _ in range(300):
         y = rng.normal(0, 1, (100, 2))  # two orders a pair
-        variance = crossed_variance([female, male], y.sum(axis=1)[:, None], np.full(100, 2.0))
+        variance = crossed_variance_parts(
+            [female, male], y.sum(axis=1)[:, None], np.full(100, 2.0)
+        ).total
         ratios.append(variance[0] / (1 / 200))
     assert 0.95 <= np.mean(ratios) <= 1.4
 

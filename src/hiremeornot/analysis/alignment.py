@@ -222,7 +222,7 @@ class CrossedFit:
     unit's mean in that occupation; an occupation's result is its column's mean. A weighted
     sum of the results (weights c_o summing to 0, as a slope's do, or not, as a fitted value's)
     is then the mean over units of each unit's own weighted sum, so its variance over the
-    names is crossed.crossed_variance's of those sums (the names of each side and the
+    names is crossed.crossed_variance_parts's of those sums (the names of each side and the
     wordings crossed random factors, the answers' noise and every name-by-occupation effect
     inside): an effect a name has in every occupation alike cancels from a slope there, and
     one that grows with the share is the name's own slope. To it is added what the
@@ -264,7 +264,7 @@ class CrossedFit:
             [names.levels[0], names.residual[0], between[0]],
             [self.names_df, names.residual_df, self.occupations_df],
         )
-        return np.sqrt(names.levels + names.residual + between), df
+        return np.sqrt(names.total + between), df
 
     def band(self, critical: float) -> pd.DataFrame:
         """The fitted line at BAND_POINTS shares and its pointwise interval (+- ``critical``

@@ -7,7 +7,7 @@ that of an additive crossed random-effects model (female name + male name + the 
 noise; wordings a third factor where several are pooled), estimated by the method of moments:
 the cluster-robust variance by female name plus the one by male name (each counts the answers'
 own noise once), less the answers' own noise, read from what an additive fit of the names'
-effects leaves (crossed_variance). In a complete design with one row a cell it is the two-way
+effects leaves (crossed_variance_parts). In a complete design with one row a cell it is the two-way
 ANOVA's (MS_A + MS_B - MS_E) / N. A mean's rows are summed once into cells (group, names,
 wording): no resampling.
 
@@ -60,7 +60,7 @@ class CrossedMeans:
     @property
     def variance(self) -> np.ndarray:
         """The clustered variance of each column's mean: the names' share and the answers'."""
-        return self.parts.levels + self.parts.residual
+        return self.parts.total
 
     @property
     def df(self) -> np.ndarray:
@@ -137,22 +137,15 @@ def sign_test_floor(units: int) -> float:
     return min(1.0, 2.0 ** (1 - units))
 
 
-def crossed_variance(
-    factors: Sequence[np.ndarray], sums: np.ndarray, counts: np.ndarray
-) -> np.ndarray:
-    """The variance of each column's pooled mean (sum of ``sums`` / sum of ``counts``) over
-    cells whose level of every random factor ``factors`` gives (integer codes, one array per
-    factor), the factors' effects added up (the method of moments of an additive crossed
-    random-effects model): influence_variance_parts of the cells' deviations from the mean. In a
-    complete design with one row a cell this is the two-way ANOVA's (MS_A + MS_B - MS_E) / N
-    (tests/test_stats.py checks it against statsmodels)."""
-    return sum(crossed_variance_parts(factors, sums, counts)[:2])
-
-
 def crossed_variance_parts(
     factors: Sequence[np.ndarray], sums: np.ndarray, counts: np.ndarray
 ) -> VarianceParts:
-    """crossed_variance in its two parts (influence_variance_parts)."""
+    """The variance of each column's pooled mean (sum of ``sums`` / sum of ``counts``) over
+    cells whose level of every random factor ``factors`` gives (integer codes, one array per
+    factor), the factors' effects added up (the method of moments of an additive crossed
+    random-effects model), in its two parts: influence_variance_parts of the cells' deviations
+    from the mean. In a complete design with one row a cell its total is the two-way ANOVA's
+    (MS_A + MS_B - MS_E) / N (tests/test_stats.py checks it against statsmodels)."""
     rows = counts.sum()
     mean = sums.sum(axis=0) / rows
     deviations = (sums - np.outer(counts, mean)) / rows
@@ -172,11 +165,11 @@ def satterthwaite_df(parts: VarianceParts, exact: float, base: int) -> np.ndarra
     # the names' share is read from clustered terms that each hold the answers' noise once:
     # where it is above 0 its estimate varies with both (where it is 0, the variance is the
     # noise's alone, read on the residual's degrees of freedom)
-    names = np.where(parts.levels > 0, parts.levels + parts.residual, 0.0)
+    names = np.where(parts.levels > 0, parts.total, 0.0)
     spread = np.square(names) / base
     if parts.residual_df > 0:
         spread = spread + np.square(parts.residual) / parts.residual_df
-    squared = np.square(parts.levels + parts.residual + exact)
+    squared = np.square(parts.total + exact)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.maximum(np.where(spread > 0, squared / spread, base), base)
 
@@ -188,6 +181,11 @@ class VarianceParts(NamedTuple):
     levels: np.ndarray
     residual: np.ndarray
     residual_df: int
+
+    @property
+    def total(self) -> np.ndarray:
+        """The variance: the factors' share and the answers' own."""
+        return self.levels + self.residual
 
 
 def influence_variance_parts(

@@ -234,7 +234,7 @@ def spread_of(
     """The Spread of sum of coefficients (runs x groups) x the groups' rates: its crossed
     variance and ``resolution`` in quadrature, and the units of the ``groups`` it involves."""
     parts, units = cells.variance(coefficients), cells.units(np.unique(groups))
-    se = float(np.sqrt(parts.levels[0] + parts.residual[0] + resolution**2))
+    se = float(np.sqrt(parts.total[0] + resolution**2))
     return Spread(se, units, float(satterthwaite_df(parts, resolution**2, units - 1)[0]))
 
 

@@ -137,6 +137,10 @@ def test_too_few_matched_occupations_give_no_line_and_unmatched_ones_are_kept():
     assert np.isnan(row["slope"]) and found.band.empty
     lawyer = found.occupations.set_index("occupation").loc["lawyer"]
     assert lawyer["match"] == "none" and pd.isna(lawyer["against_workforce"])
+    summary = found.summary.assign(source="a survey", year=2012, licence="CC BY 4.0")
+    assert "not measured: a slope needs at least 3 occupations matched" in alignment_sentence(
+        summary, found.occupations, audited=3
+    )
 
 
 def test_a_contrast_listed_male_first_reads_the_same_female_minus_male():

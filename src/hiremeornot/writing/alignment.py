@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from hiremeornot.analysis.alignment import FEWEST_OCCUPATIONS
+
 
 def alignment_sentence(summary: pd.DataFrame, occupations: pd.DataFrame, audited: int) -> str:
     """One sentence on the headline measure's alignment: the slope per 10 points more women,
@@ -14,7 +16,11 @@ def alignment_sentence(summary: pd.DataFrame, occupations: pd.DataFrame, audited
     source = f"{row['source']} ({row['year']}, {row['licence']})"
     matched = f"{int(row['occupations'])} of {audited} occupations matched to a job category"
     if row["outcome"] == "too few occupations":
-        return f"**Alignment with the workforce**: not measured: {matched} ({source})."
+        return (
+            f"**Alignment with the workforce**: not measured: a slope needs at least "
+            f"{FEWEST_OCCUPATIONS} occupations matched to a job category, with different "
+            f"shares of women; {matched} ({source})."
+        )
     against = (
         f"{int(row['against'])} of {int(row['rated'])} occupations favour the gender "
         f"under-represented in the job ({row['against_share']:.0%}, "

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from hiremeornot.analysis.alignment import FEWEST_OCCUPATIONS
 from hiremeornot.writing.figures import add_footer, plt, save
 
 # How each occupation's point is drawn, by the crosswalk's match: face colour.
@@ -70,7 +71,9 @@ def alignment_figure(
 def _slope_words(row: pd.Series) -> str:
     """The slope per 10 points and what it shows, or why there is none."""
     if row["outcome"] == "too few occupations":
-        return f"No line: {int(row['occupations'])} occupations matched (3 needed)."
+        return (
+            f"No line: {int(row['occupations'])} occupations matched ({FEWEST_OCCUPATIONS} needed)."
+        )
     return (
         f"Slope {row['slope'] / 10:+.3f} [{row['slope_low'] / 10:+.3f}, "
         f"{row['slope_high'] / 10:+.3f}] per 10 points more women (p = {row['slope_p']:.3g}): "

@@ -17,6 +17,7 @@ from hiremeornot.analysis.findings import (
 from hiremeornot.analysis.power import detectable
 from hiremeornot.design.contrasts import GENDER_CONTRAST, control_contrast
 from hiremeornot.tables_io import write_table
+from hiremeornot.writing.differences import design_caveats
 from tests.helpers.report_tables import (
     ANSWERED,
     CONSTRAINED,
@@ -153,3 +154,23 @@ def test_findings_read_back_as_written(tmp_path):
     pd.testing.assert_frame_equal(again, findings, check_dtype=False)
     with pytest.raises(ValueError, match="0 rows of 'drift'"):
         fact(again, "drift")
+
+
+def test_occupations_left_in_one_listing_order_are_named_and_the_words_say_so():
+    """Free answers can leave an occupation's answered instances in one order only: the run is
+    partly confounded, and its words name those occupations (not a garbled list of orders)."""
+    metrics, tests, position = tables("female_first+male_first", 10, "differs")
+    metrics.loc[metrics["occupation"] == "pilot", "orders"] = "female_first"
+    findings = found(metrics, tests, position)
+    orders = fact(findings, "listing_orders")
+    assert (orders["outcome"], orders["detail"], orders["total"]) == (
+        "partly confounded",
+        "pilot: female_first",
+        1,
+    )
+    caveats = design_caveats(findings, {**REPORT, "wordings": ["paper"]}, GENDER_CONTRAST)
+    assert caveats[0].startswith(
+        "**Position and gender are confounded in 1 occupation**, whose answered instances are "
+        "in one listing order only (pilot: female_first)"
+    )
+    assert "The other occupations' differences are the mean of the female-first" in caveats[0]

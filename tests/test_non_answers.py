@@ -15,6 +15,7 @@ from hiremeornot.analysis.non_answers import (
     answered_instances,
     answered_pairs,
     between_groups,
+    between_orders,
     non_answer_table,
 )
 from hiremeornot.cli import main
@@ -54,7 +55,47 @@ def test_the_groups_are_compared_over_their_names():
     assert (q1["names_female"], q1["names_male"]) == (4, 4)
     assert q1["p_value"] == pytest.approx(2 / 70)
     assert np.isnan(q1["difference_low"])  # no spread within either group: no Welch interval
-    assert np.isnan(overall(table, "q2")["rate_female"])  # Q2 asks about both groups at once
+    # Q2 asks about one person of each group, listed woman first here: no order to compare
+    q2 = overall(table, "q2")
+    assert (q2["compared"], q2["rate_female"]) == ("first listed", 0.0)
+    assert np.isnan(q2["rate_male"]) and np.isnan(q2["p_value"]) and q1["compared"] == "subject"
+
+
+def pairs_in_both_orders(rng, shift: float, names: int = 10) -> pd.DataFrame:
+    """Q2 of every pair of ``names`` women and men in both orders, 3 occupations: refused with
+    probability 0.2 (0.2 shifted by ``shift`` log-odds with the woman listed first), each
+    name with its own refusal effect."""
+    own = {f"{side}{i}": rng.normal(0, 0.5) for side in "WM" for i in range(names)}
+    rows = []
+    for occupation in ("nurse", "pilot", "cook"):
+        for i in range(names):
+            for j in range(names):
+                woman, man = f"W{i}", f"M{j}"
+                for first in ("female", "male"):
+                    effect = own[woman] + own[man] + (shift if first == "female" else 0.0)
+                    refused = rng.random() < expit(logit(0.2) + effect)
+                    listed = [woman, man] if first == "female" else [man, woman]
+                    roles = ["female", "male"] if first == "female" else ["male", "female"]
+                    rows.append(("paper", occupation, listed, roles, refused))
+    return pd.DataFrame(rows, columns=["wording", "occupation", "choices", "roles", "refused"])
+
+
+def test_q2_and_q3_compare_the_orders_over_the_name_pairs():
+    """Under no order effect the test rejects near alpha and the interval covers 0; a planted
+    one (women listed first refused more) is found, with its sign."""
+    rng = np.random.default_rng(11)
+
+    def audit(shift: float) -> dict:
+        q2 = pairs_in_both_orders(rng, shift)
+        return between_orders(q2, q2["refused"], GENDER, 0.95)
+
+    null = [audit(0.0) for _ in range(150)]
+    assert np.mean([row["p_value"] < 0.05 for row in null]) < 0.09
+    assert np.mean([row["difference_low"] <= 0 <= row["difference_high"] for row in null]) > 0.91
+    assert (null[0]["names_female"], null[0]["names_male"]) == (10, 10)
+    found = [audit(0.8) for _ in range(30)]
+    assert np.mean([row["p_value"] < 0.05 and row["difference"] > 0 for row in found]) > 0.8
+    assert all(row["rate_female"] > row["rate_male"] for row in found)
 
 
 def test_the_gap_test_holds_its_level_and_finds_a_planted_gap():
@@ -186,3 +227,27 @@ def test_metrics_of_a_model_that_answered_no_instance_whole_stop_saying_what_to_
     assert "m: no instance had Q1, Q2 and Q3 all answered" in error
     assert str(tmp_path / "m" / "non_answers.tsv") in error
     assert not (tmp_path / "m" / "metrics.tsv").exists()
+
+
+def test_the_words_say_when_q2_went_unanswered_more_with_one_group_listed_first():
+    """Q2 refused far more often with the woman listed first, in pairs asked in both orders."""
+    q2 = pairs_in_both_orders(np.random.default_rng(3), shift=3.0, names=6)
+    answered = q2["roles"].str[0]
+    step3 = pd.concat(
+        [
+            q2.assign(question="q2", choice=answered.where(~q2["refused"], "refused")),
+            q2.assign(question="q3", choice=answered),
+        ],
+        ignore_index=True,
+    ).assign(instance_id=lambda t: t.index % len(q2))
+    step1, step2, _ = asked_steps({}, names=6)
+    table = non_answer_table(step1, step2, step3, GENDER, 0.95)
+    row = overall(table, "q2")
+    assert row["compared"] == "first listed" and row["rate_female"] > 0.5 > row["rate_male"]
+    found = findings_of(table, "free")
+    sentence = non_answer_sentence(table, found, GENDER)
+    assert "**Q2 went unanswered more often with a female name listed first**, +" in sentence
+    assert "6 + 6 names in the pairs asked in both orders)" in sentence
+    assert "Q3: no difference shown between the listing orders' non-answers" not in sentence
+    assert "unanswered more by group (Q2 +" in non_answer_phrase(found, GENDER)
+    assert "points for female listed first" in non_answer_phrase(found, GENDER)

@@ -42,6 +42,17 @@ def asked_steps(choices: dict[str, list[str]], names: int = 4) -> tuple[pd.DataF
             "instance_id": [p for p in pairs for _ in range(2)],
             "occupation": "nurse",
             "question": ["q2", "q3"] * names,
+            # listed woman first: her name first among the choices
+            "choices": [
+                [f"W{i}", f"M{i}", *extra]
+                for i in range(names)
+                for extra in ([], ["both", "neither"])
+            ],
+            "roles": [
+                ["female", "male", *extra]
+                for _ in range(names)
+                for extra in ([], ["both", "neither"])
+            ],
             "choice": [
                 c
                 for q2, q3 in zip(answers("q2", names), answers("q3", names), strict=True)

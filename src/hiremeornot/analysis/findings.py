@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from hiremeornot.analysis.crossed import random_units, sign_test_floor, smallest_p
-from hiremeornot.analysis.non_answers import ABOUT_ONE, ALL, ANY, INSTANCES
+from hiremeornot.analysis.non_answers import ALL, ANY, COMPARED, INSTANCES
 from hiremeornot.analysis.power import detectable
 from hiremeornot.analysis.stats import CONFOUNDED, flaggable_at_floor
 from hiremeornot.asking.backends import location
@@ -40,9 +40,12 @@ COLUMNS = [
 FINDINGS = {
     "respondent": "simulated | embedded | model: what answered (a planted simulation, the "
     "embedded smoke-test model, or a model whose answers are evidence)",
-    "listing_orders": "balanced | confounded: whether both listing orders ran (position and the "
-    "contrast are confounded with one); detail: the orders run; count: how many; value: the "
-    "share of Q2's answers naming the first-listed subject",
+    "listing_orders": "balanced | partly confounded | confounded: whether every occupation's "
+    "instances are in both listing orders (position and the contrast are confounded where one "
+    "is left: in every occupation, or in some, as where free answers left out the instances of "
+    "one order); detail: the orders run (partly: each occupation in one order, as "
+    "'nurse: female_first'); count: how many orders ran; total: the occupations in one order; "
+    "value: the share of Q2's answers naming the first-listed subject",
     "names": "sample | one pair: the names are a sample (or the control's one pair of labels); "
     "count, total: the names on side A and on side B",
     "p_floor": "reachable | too few names | too few wordings: whether the test's floor on p "
@@ -69,10 +72,12 @@ FINDINGS = {
     "whether the question was asked free (answers_mode) and, if so, whether any went "
     "unanswered; value: the share not answered; count: how many; total: asked (instances: "
     "those left out of the metrics for a non-answer among their Q1-Q3)",
-    "non_answer_gap": "shown | not shown | untestable (Step 1 and Q1, asked free): whether the "
-    "questions about one group went unanswered more (permutation p < alpha, names as the "
-    "sample); value: the difference of the groups' rates (A minus B); untestable: too few names, "
-    "or no name's rate differs",
+    "non_answer_gap": "shown | not shown | untestable (per question asked free): whether the "
+    "questions went unanswered more for one group (p < alpha): in Step 1 and Q1 about a person "
+    "of that group (a permutation p, names as the sample), in Q2 and Q3 with a person of that "
+    "group listed first (the name pairs asked in both orders, the crossed variance); value: the "
+    "difference of the groups' rates (A minus B); untestable: too few names, no name's rate "
+    "differs (Step 1, Q1) or one listing order (Q2, Q3)",
 }
 # The steps each question of the non-answer table is asked in.
 STEPS_OF = {
@@ -148,16 +153,27 @@ def first_listed_share(position: pd.DataFrame, question: str = "q2") -> float:
 
 
 def listing_orders(metrics: pd.DataFrame, position: pd.DataFrame, contrast: Contrast) -> dict:
-    """Whether both listing orders ran: with one, position and the contrast are confounded."""
+    """Whether every occupation's instances are in both listing orders: where one is left,
+    position and the contrast are confounded (in every occupation, or in some)."""
     orders = sorted(set(metrics["orders"]))
     run = {order for joined in orders for order in joined.split("+")}
+    both = "+".join(contrast.sides.orders)
+    one = metrics[metrics["orders"] != both]
+    if one.empty:
+        outcome, detail = "balanced", both
+    elif len(one) < len(metrics):
+        outcome = "partly confounded"
+        pairs = zip(one["occupation"], one["orders"], strict=True)
+        detail = "; ".join(f"{occupation}: {order}" for occupation, order in pairs)
+    else:
+        outcome, detail = "confounded", " / ".join(orders)
     return _row(
         "listing_orders",
-        # balanced only where every occupation ran both orders
-        outcome="balanced" if orders == ["+".join(contrast.sides.orders)] else "confounded",
-        detail=" / ".join(orders),
+        outcome=outcome,
+        detail=detail,
         value=first_listed_share(position),
         count=len(run),
+        total=len(one),
     )
 
 
@@ -277,8 +293,8 @@ def forced_answers(distribution: pd.DataFrame) -> dict:
 
 
 def non_answer_findings(table: pd.DataFrame, model: Mapping[str, Any], alpha: float) -> list[dict]:
-    """Per question, whether it was asked free and went unanswered; for Step 1 and Q1, whether
-    one group's questions went unanswered more (non_answers.non_answer_table)."""
+    """Per question, whether it was asked free and went unanswered, and whether it went
+    unanswered more for one group (non_answers.non_answer_table)."""
     overall = table[(table["occupation"] == ALL) & (table["kind"] == ANY)].set_index("question")
     rows = []
     for question, row in overall.iterrows():
@@ -294,7 +310,7 @@ def non_answer_findings(table: pd.DataFrame, model: Mapping[str, Any], alpha: fl
                 total=row["asked"],
             )
         )
-        if free and question in ABOUT_ONE:
+        if free and question in COMPARED:
             p = row["p_value"]
             gap = "untestable" if math.isnan(p) else "shown" if p < alpha else "not shown"
             rows.append(

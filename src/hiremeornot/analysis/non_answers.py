@@ -9,7 +9,11 @@ as the sample: each name's share of its questions left unanswered, the differenc
 groups' mean shares (A minus B), its Welch interval, and a permutation p over the names (exact
 where the splits of the names are at most PERMUTATIONS, a seeded sample of them otherwise),
 which holds under any distribution of the shares. Q2 and Q3 ask about one person of each group
-at once, so they get no group comparison.
+at once, so the group of the one listed first is what varies: they are compared between the
+orders (``compared``: ``first listed``), each name pair asked in both orders giving the
+difference of its rates (A listed first minus B listed first), their mean with the interval
+and test of the crossed variance by both sides' names (crossed.crossed_mean, as the metrics'
+differences); a run in one order cannot compare them.
 
 Where the model's store also held a free question's constrained twin when it was asked (the
 step table's ``constrained``), a row of kind ``agrees`` gives how many of the answered free
@@ -35,6 +39,8 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
+from hiremeornot.analysis.crossed import crossed_mean
+from hiremeornot.analysis.stats import difference_p_value
 from hiremeornot.asking.free_replies import CLASSIFIER_RULE, NON_ANSWERS
 from hiremeornot.design.contrasts import Sides
 
@@ -47,14 +53,19 @@ CLASSIFIED = CLASSIFIER_RULE  # the kind of the rows of replies read by the clas
 CLASSIFIER_AGREES = "classifier_agrees"  # of those the parser read, the classifier read alike
 PERMUTATIONS = 20_000
 SEED = 20261206  # the permutation sample's, so that a run's p is reproducible
-# The questions about one person, compared between the groups.
+# The questions about one person, compared between the groups of the people asked about.
 ABOUT_ONE = ("step1", "q1")
+# The questions about two people at once, compared between the groups of the one listed first.
+ABOUT_TWO = ("q2", "q3")
+# What the groups' rates of a row are rates of (its ``compared``).
+COMPARED = {**dict.fromkeys(ABOUT_ONE, "subject"), **dict.fromkeys(ABOUT_TWO, "first listed")}
 
 
 def columns(sides: Sides) -> list[str]:
     """The table's columns: the question, its occupation (``all``: every one), the kind of
     non-answer (``any`` of them, or one), the questions asked and not answered, the rate with
-    its interval, and for Step 1 and Q1 over the run the groups' rates, names and difference."""
+    its interval, and over the run the groups' rates (of the subject's group in Step 1 and Q1,
+    of the first-listed person's in Q2 and Q3: ``compared``), names and difference."""
     a, b = sides.labels
     return [
         "question",
@@ -65,6 +76,7 @@ def columns(sides: Sides) -> list[str]:
         "rate",
         "rate_low",
         "rate_high",
+        "compared",
         f"rate_{a}",
         f"rate_{b}",
         f"names_{a}",
@@ -131,8 +143,8 @@ def non_answer_table(
         for kind in KINDS:
             missing = unanswered(table) if kind == ANY else table["choice"] == kind
             row = _rate(question, ALL, kind, missing, confidence)
-            if question in ABOUT_ONE:
-                row |= between_groups(table, missing, sides, confidence)
+            compare = between_groups if question in ABOUT_ONE else between_orders
+            row |= {"compared": COMPARED[question]} | compare(table, missing, sides, confidence)
             rows.append(row)
         if "constrained" in table:  # the same questions asked with the constraint too
             compared = ~unanswered(table) & table["constrained"].notna()
@@ -219,4 +231,59 @@ def between_groups(
         "difference_low": low,
         "difference_high": high,
         "p_value": float(permuted.pvalue),
+    }
+
+
+def between_orders(
+    table: pd.DataFrame, missing: pd.Series, sides: Sides, confidence: float
+) -> dict:
+    """Q2 or Q3: the rates with a person of group A listed first and with one of B, and over
+    the name pairs asked in both orders (per occupation and wording) the mean difference A
+    first - B first with its interval and test from the crossed variance by both sides' names
+    (NaN where no pair was asked in both orders, or too few names for the test's floor on p,
+    crossed.smallest_p, to go below 1 - ``confidence``). A question's choices are in listing
+    order, its roles their sides."""
+    a, b = sides.labels
+    roles, choices = table["roles"].map(list), table["choices"].map(list)
+    frame = pd.DataFrame(
+        {
+            "wording": table["wording"],
+            "occupation": table["occupation"],
+            "first": "first " + roles.str[0],
+            "missing": missing.astype(float),
+            **{
+                side: [c[r.index(side)] for c, r in zip(choices, roles, strict=True)]
+                for side in (a, b)
+            },
+        }
+    )
+    rates = frame.groupby("first")["missing"].mean()
+    first_a, first_b = f"first {a}", f"first {b}"
+    orders = frame.pivot_table(
+        index=["wording", "occupation", a, b], columns="first", values="missing", aggfunc="mean"
+    )
+    paired = orders.reindex(columns=[first_a, first_b]).dropna().reset_index()
+    row = {
+        f"rate_{a}": rates.get(first_a, math.nan),
+        f"rate_{b}": rates.get(first_b, math.nan),
+        f"names_{a}": paired[a].nunique(),
+        f"names_{b}": paired[b].nunique(),
+    }
+    if min(row[f"names_{a}"], row[f"names_{b}"]) < 2:
+        none = dict.fromkeys(
+            ["difference", "difference_low", "difference_high", "p_value"], math.nan
+        )
+        return row | none
+    differences = paired[["wording", a, b]].assign(change=paired[first_a] - paired[first_b])
+    means = crossed_mean(differences, ["change"], sides)
+    estimate = float(means.estimate[0])
+    if means.floor >= 1 - confidence:  # too few names for any p below it: no test
+        none = dict.fromkeys(["difference_low", "difference_high", "p_value"], math.nan)
+        return row | {"difference": estimate} | none
+    low, high = means.interval(confidence, -1.0, 1.0)
+    return row | {
+        "difference": estimate,
+        "difference_low": float(low[0]),
+        "difference_high": float(high[0]),
+        "p_value": difference_p_value(estimate, means.se[0], means.df[0], floor=means.floor),
     }

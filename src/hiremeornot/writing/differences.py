@@ -87,11 +87,21 @@ def _position_note(findings: pd.DataFrame, contrast: Contrast) -> str:
     orders = fact(findings, "listing_orders")
     share = percent(orders["value"])
     what = sides.attribute
+    balanced = (
+        f"the mean of the {sides.a_words}-first and the {sides.b_words}-first listing (Q2 named "
+        f"the first-listed subject in {share} of its answers; the balance cancels that position "
+        "effect)"
+    )
     if orders["outcome"] == "balanced":
+        position_note = f"Differences are order-balanced: {balanced}."
+    elif orders["outcome"] == "partly confounded":
+        some = int(orders["total"])
         position_note = (
-            f"Differences are order-balanced: the mean of the {sides.a_words}-first and the "
-            f"{sides.b_words}-first listing (Q2 named the first-listed subject in {share} of its "
-            "answers; the balance cancels that position effect)."
+            f"**Position and {what} are confounded in {some} "
+            f"{'occupation' if some == 1 else 'occupations'}**, whose answered instances are in "
+            f"one listing order only ({orders['detail']}): "
+            "their differences may be a preference for the first-listed name, and their "
+            f"verdicts say so. The other occupations' differences are {balanced}."
         )
     else:
         run = orders["detail"].split(" / ")

@@ -123,6 +123,11 @@ def short_caveats(findings: pd.DataFrame, contrast: Contrast, settings: dict) ->
             f"One listing order ({orders['detail']}): position and {sides.attribute} are "
             "confounded."
         )
+    elif orders["outcome"] == "partly confounded":
+        lines.append(
+            f"Occupations in one listing order ({orders['detail']}): position and "
+            f"{sides.attribute} are confounded there."
+        )
     if fact(findings, "names")["outcome"] == "one pair":
         lines.append("One pair of labels, not a sample of names: nothing can be significant.")
     elif floor["outcome"] != "reachable":

@@ -12,6 +12,7 @@ from hiremeornot.analysis.non_answers import (
     ALL,
     CLASSIFIED,
     CLASSIFIER_AGREES,
+    COMPARED,
     INSTANCES,
     KINDS,
 )
@@ -33,7 +34,7 @@ def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Side
         return None
     overall = table[table["occupation"] == ALL].set_index(["question", "kind"])
     rates = "; ".join(_rates(overall, question) for question in free)
-    compared = [q for q in free if q in ABOUT_ONE]
+    compared = [q for q in free if q in COMPARED]
     gaps = {q: fact(findings, "non_answer_gap", q) for q in compared}
     said = [
         _gap(overall.loc[(q, "any")], gap, sides)
@@ -104,28 +105,38 @@ def _rates(overall: pd.DataFrame, question: str) -> str:
 
 
 def _gap(row: pd.Series, gap: pd.Series, sides: Sides) -> str:
-    """Whether the questions about one group went unanswered more, with the numbers."""
+    """Whether the questions went unanswered more for one group (about a person of it, or with
+    one listed first), with the numbers."""
     a, b = sides.labels
     name = QUESTION_NAMES[row.name[0]]
+    about_one = row.name[0] in ABOUT_ONE
     if gap["outcome"] == "untestable":
-        return (
-            f"{name}: whether one group's questions went unanswered more cannot be tested "
-            f"(too few names, or no name's rate differs from another's)."
+        why = (
+            "too few names, or no name's rate differs from another's"
+            if about_one
+            else "it needs name pairs asked in both listing orders, with enough names on each "
+            "side for the test's floor on p to go below alpha"
         )
+        return f"{name}: whether it went unanswered more for one group cannot be tested ({why})."
     interval = (
         f" [{row['difference_low'] * 100:+.1f}, {row['difference_high'] * 100:+.1f}]"
         if row["difference_low"] == row["difference_low"]
         else ""
     )
+    listed = "" if about_one else " listed first"
     numbers = (
-        f"{row['difference'] * 100:+.1f} points{interval} ({sides.a_words} {row[f'rate_{a}']:.1%}"
-        f" against {sides.b_words} {row[f'rate_{b}']:.1%}, p = {row['p_value']:.2g}, "
-        f"{int(row[f'names_{a}'])} + {int(row[f'names_{b}'])} names as the sample)"
+        f"{row['difference'] * 100:+.1f} points{interval} ({sides.a_words}{listed} "
+        f"{row[f'rate_{a}']:.1%} against {sides.b_words}{listed} {row[f'rate_{b}']:.1%}, "
+        f"p = {row['p_value']:.2g}, {int(row[f'names_{a}'])} + {int(row[f'names_{b}'])} names "
+        + ("as the sample)" if about_one else "in the pairs asked in both orders)")
     )
-    if gap["outcome"] == "shown":
-        more = sides.a_words if row["difference"] > 0 else sides.b_words
+    more = sides.a_words if row["difference"] > 0 else sides.b_words
+    if gap["outcome"] == "shown" and about_one:
         return f"**{name}: questions about {more} subjects went unanswered more often**, {numbers}."
-    return f"{name}: no difference shown between the groups' non-answers, {numbers}."
+    if gap["outcome"] == "shown":
+        return f"**{name} went unanswered more often with a {more} name listed first**, {numbers}."
+    between = "groups'" if about_one else "listing orders'"
+    return f"{name}: no difference shown between the {between} non-answers, {numbers}."
 
 
 def non_answer_phrase(findings: pd.DataFrame, sides: Sides) -> str | None:
@@ -140,11 +151,12 @@ def non_answer_phrase(findings: pd.DataFrame, sides: Sides) -> str | None:
     shown = [
         (q, gap)
         for q in free
-        if q in ABOUT_ONE and (gap := fact(findings, "non_answer_gap", q))["outcome"] == "shown"
+        if q in COMPARED and (gap := fact(findings, "non_answer_gap", q))["outcome"] == "shown"
     ]
     gaps = "; ".join(
-        f"{QUESTION_NAMES[q]} {gap['value'] * 100:+.1f} points for {sides.a_words} subjects, "
-        f"p = {gap['p_value']:.2g}"
+        f"{QUESTION_NAMES[q]} {gap['value'] * 100:+.1f} points for {sides.a_words} "
+        + ("subjects" if q in ABOUT_ONE else "listed first")
+        + f", p = {gap['p_value']:.2g}"
         for q, gap in shown
     )
     instances = fact(findings, "non_answers", INSTANCES)

@@ -36,6 +36,10 @@ from hiremeornot.design.contrasts import GENDER
 
 BASE, PLANTED, NAME_SD, QUESTIONS = 0.15, 1.0, 0.5, 24
 ORDER_BASE, PLANTED_ORDER, ORDER_JOBS = 0.2, 0.8, ("nurse", "pilot", "cook")
+HEADER = (
+    "| names | name sd | planted | truth | coverage | mc se | p < 0.05 | untestable |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+)
 NODES, WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
 
 
@@ -89,10 +93,7 @@ def order_audit(names: int, name_sd: float, shift: float, rng: np.random.Generat
 
 def order_rows(audits: int, rng: np.random.Generator) -> list[str]:
     """The order audits' table: per design, coverage, false positives or power."""
-    lines = [
-        "| names | name sd | planted | truth | coverage | mc se | p < 0.05 | untestable |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
+    lines = list(HEADER)
     for names in (5, 10, 20):
         for name_sd in (0.0, NAME_SD):
             for shift in (0.0, PLANTED_ORDER):
@@ -118,10 +119,7 @@ def order_rows(audits: int, rng: np.random.Generator) -> list[str]:
 
 def group_rows(audits: int, rng: np.random.Generator) -> list[str]:
     """The group audits' table: per design, coverage, false positives or power."""
-    lines = [
-        "| names | name sd | planted | truth | coverage | mc se | p < 0.05 | untestable |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
+    lines = list(HEADER)
     for names in (5, 10, 20):
         for name_sd in (0.0, NAME_SD):
             for shift in (0.0, PLANTED):

@@ -217,10 +217,9 @@ def step1(name="Mary", group=FEMALE):
     }
 
 
-def test_a_free_reply_reads_back_as_the_answer_it_would_give_constrained_or_as_planted():
-    """Every phrasing, refusal and hedge the respondent writes is read by the parser as meant,
-    and the answered replies are the constrained answers (the same draw)."""
-    plant = {"refused": {"step1": 0.2, "q3": 0.2}, "other": {"step1": 0.1, "q3": 0.1}}
+def asked_both_ways(plant: dict):
+    """Per question kind (a Step-1 yes/no, a Q3), 600 questions asked free of the respondent
+    with ``plant`` as its free model, and the same asked constrained: (free, constrained)."""
     backend = load_backend("simulated", settings(free=plant))
     cases = [
         (("Yes", "No"), step1()),
@@ -232,7 +231,14 @@ def test_a_free_reply_reads_back_as_the_answer_it_would_give_constrained_or_as_p
     for choices, about in cases:
         asked = [Request(f"question {i}?", choices, about) for i in range(600)]
         free = backend.answer([Request(r.prompt, choices, about, free_tokens=64) for r in asked])
-        constrained = backend.answer(asked)
+        yield free, backend.answer(asked)
+
+
+def test_a_free_reply_reads_back_as_the_answer_it_would_give_constrained_or_as_planted():
+    """Every phrasing, refusal and hedge the respondent writes is read by the parser as meant,
+    and the answered replies are the constrained answers (the same draw)."""
+    plant = {"refused": {"step1": 0.2, "q3": 0.2}, "other": {"step1": 0.1, "q3": 0.1}}
+    for free, constrained in asked_both_ways(plant):
         kinds = {"refused": 0, "other": 0}
         for f, c in zip(free, constrained, strict=True):
             assert np.isnan(f.logprobs).all() and f.reply
@@ -248,21 +254,10 @@ def test_a_free_reply_reads_back_as_the_answer_it_would_give_constrained_or_as_p
 def test_an_unparsed_reply_gives_the_constrained_answer_in_words_the_parser_cannot_read():
     """Planted ``unparsed`` replies read as unparsed, and each says the answer the constrained
     question gets (a person by place), for a classifier to read."""
-    backend = load_backend("simulated", settings(free={"unparsed": {"step1": 0.3, "q3": 0.3}}))
     places = {"The first one.": "Mary", "The second one.": "John", "Each of them.": "both"}
     said = {**places, "Not one of them.": "neither"}
     said |= {"I'd lean towards yes.": "Yes", "I'd lean towards no.": "No"}
-    cases = [
-        (("Yes", "No"), step1()),
-        (
-            ("Mary", "John", "both", "neither"),
-            {**q2(question="q3"), "roles": ("female", "male", "both", "neither")},
-        ),
-    ]
-    for choices, about in cases:
-        asked = [Request(f"question {i}?", choices, about) for i in range(600)]
-        free = backend.answer([Request(r.prompt, choices, about, free_tokens=64) for r in asked])
-        constrained = backend.answer(asked)
+    for free, constrained in asked_both_ways({"unparsed": {"step1": 0.3, "q3": 0.3}}):
         unread = [(f, c) for f, c in zip(free, constrained, strict=True) if f.answer == "unparsed"]
         assert 0.24 < len(unread) / 600 < 0.36
         for f, c in unread:

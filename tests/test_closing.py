@@ -51,6 +51,18 @@ def test_priced_jobs_add_their_estimated_cost(tmp_path):
     assert "s in the model jobs, an estimated $1.12 of API cost." in text
 
 
+def test_a_free_classifiers_questions_count_with_the_jobs_and_are_named(tmp_path):
+    results = finished_run(tmp_path)
+    read = {"questions": 8, "asked": 8, "from_store": 0, "seconds": 1.0, "usd": 0.5}
+    record = {"questions": 10, "asked": 4, "from_store": 6, "seconds": 2.5, "classifier": read}
+    (results / "gpt" / "step2" / "shard-0.json").write_text(json.dumps(record))
+    text = closing_block([("", GENDER_CONTRAST, "gpt")], since=time.time() - 60, results=results)
+    assert (
+        "Model jobs: 1, 18 questions, 12 asked of a model, 6 answered from the store (8 of the "
+        "questions a free_classifier's), 4 s in the model jobs, an estimated $0.50 of API cost."
+    ) in text
+
+
 def test_a_stale_first_page_or_an_earlier_job_is_not_reported_as_this_runs(tmp_path):
     results = finished_run(tmp_path)
     past = time.time() - 3600

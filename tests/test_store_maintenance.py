@@ -3,6 +3,7 @@ while read, and a store rebuilt from the step tables equal to the original."""
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import sqlite3
 from pathlib import Path
@@ -15,7 +16,7 @@ from hiremeornot.asking.backends import model_identity
 from hiremeornot.asking.backends.base import Request
 from hiremeornot.asking.steps import attach_answers, build_questions
 from hiremeornot.asking.store import ResponseStore, request_key, segments
-from hiremeornot.asking.store_maintenance import check, compact
+from hiremeornot.asking.store_maintenance import check, compact, recorded_answers
 from hiremeornot.cli import main
 from hiremeornot.config import load_config
 from hiremeornot.design.contrasts import GENDER
@@ -217,3 +218,22 @@ def test_rebuild_names_what_it_lacks(tmp_path, capsys):
     assert "--model: unknown model 'gpt-9'" in capsys.readouterr().err
     assert main([*base, "--model", "smollm2-135m"]) == 1
     assert f"{tmp_path}/r/smollm2-135m: no step tables" in capsys.readouterr().err
+
+
+def test_a_reply_its_classifier_read_is_rebuilt_as_the_parser_read_it():
+    """The model's store holds the parser's reading (the classifier's has its own store)."""
+    table = pd.DataFrame(
+        {
+            "prompt": ["Who, Mary or John?"] * 2,
+            "choices": [["Mary", "John"]] * 2,
+            "roles": [["female", "male"]] * 2,
+            "answer": ["Mary", "Mary"],
+            "logprob_female": [math.nan] * 2,
+            "logprob_male": [math.nan] * 2,
+            "free_tokens": [64, 64],
+            "reply": ["The first one.", "Mary."],
+            "rule": ["classifier", "leading"],
+        }
+    )
+    rebuilt = recorded_answers(table, Path("m/step3/paper/shard-0.parquet"), {})
+    assert [response.answer for _, response in rebuilt] == ["unparsed", "Mary"]

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from hiremeornot.asking.backends import Request, Response, model_identity
-from hiremeornot.asking.free_replies import NON_ANSWERS
+from hiremeornot.asking.free_replies import CLASSIFIER_RULE, NON_ANSWERS, UNPARSED
 from hiremeornot.asking.store import (
     COLUMNS,
     LAYOUTS,
@@ -135,8 +135,10 @@ def recorded_answers(
 ) -> Iterator[tuple[Request, Response]]:
     """The requests and responses a step table records.
 
-    Tables written before the ``answer_mass`` column give NaN (not seen). Tables written
-    before the ``choices`` and ``roles`` columns (and before wordings, so in
+    Tables written before the ``answer_mass`` column give NaN (not seen). A free reply the
+    model's free_classifier read (rule classifier) is stored as the parser read it: unparsed
+    (the classifier's answers have a store of their own, which this does not rebuild).
+    Tables written before the ``choices`` and ``roles`` columns (and before wordings, so in
     ``<step>/shard-<i>.parquet``) are read for Steps 1 and 2 with the config's yes/no words;
     Step 3 needs those columns.
     """
@@ -155,7 +157,11 @@ def recorded_answers(
     masses = table["answer_mass"] if "answer_mass" in table else [math.nan] * len(table)
     free = table["free_tokens"] if "free_tokens" in table else [None] * len(table)
     replies = table["reply"] if "reply" in table else [None] * len(table)
-    rows = zip(table["prompt"], table["answer"], masses, free, replies, strict=True)
+    # the model's own answer: a reply its free_classifier read was one the parser could not
+    answered = table["answer"]
+    if "rule" in table:
+        answered = answered.mask(table["rule"] == CLASSIFIER_RULE, UNPARSED)
+    rows = zip(table["prompt"], answered, masses, free, replies, strict=True)
     for row, (prompt, answer, mass, tokens, reply) in enumerate(rows):
         yield (
             Request(

@@ -23,18 +23,22 @@ FIRST_PAGE = "index.html"
 def asked_since(results: Path, since: float) -> dict[str, float]:
     """The model jobs' records written since ``since`` (seconds since the epoch), summed:
     jobs, questions, those asked of a model, those answered from the store, seconds, and the
-    estimated cost of the priced jobs (``usd``: None where no job was priced)."""
+    estimated cost of the priced jobs (``usd``: None where no job was priced), a job's
+    free_classifier's questions with its own (``classified``: how many of them)."""
     totals: dict = dict.fromkeys(["jobs", "questions", "asked", "from_store", "seconds"], 0.0)
-    totals["usd"] = None
+    totals |= {"usd": None, "classified": 0}
     for path in results.glob("**/step*/shard-*.json"):
         if path.stat().st_mtime < since:
             continue
         record = json.loads(path.read_text())
         totals["jobs"] += 1
-        for key in ("questions", "asked", "from_store", "seconds"):
-            totals[key] += record[key]
-        if record.get("usd") is not None:
-            totals["usd"] = (totals["usd"] or 0.0) + record["usd"]
+        classifier = record.get("classifier")
+        for asked in (record, *([classifier] if classifier else [])):
+            for key in ("questions", "asked", "from_store", "seconds"):
+                totals[key] += asked[key]
+            if asked.get("usd") is not None:
+                totals["usd"] = (totals["usd"] or 0.0) + asked["usd"]
+        totals["classified"] += classifier["questions"] if classifier else 0
     return totals
 
 
@@ -77,7 +81,13 @@ def closing_block(
         lines.append(
             f"  Model jobs: {int(totals['jobs'])}, {int(totals['questions'])} questions, "
             f"{int(totals['asked'])} asked of a model, {int(totals['from_store'])} answered from "
-            f"the store, {totals['seconds']:.0f} s in the model jobs"
+            f"the store"
+            + (
+                f" ({totals['classified']} of the questions a free_classifier's)"
+                if totals["classified"]
+                else ""
+            )
+            + f", {totals['seconds']:.0f} s in the model jobs"
             + (
                 f", an estimated ${totals['usd']:,.2f} of API cost."
                 if totals["usd"] is not None

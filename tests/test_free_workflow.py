@@ -141,3 +141,5 @@ def test_a_classifier_reads_the_replies_the_parser_cannot_and_the_run_says_how_o
     assert (results / "store" / f"{MODEL}+classifier").is_dir()
     summary = (results / "summary.md").read_text()
     assert "A second model (the `free_classifier`) read the replies the parser could not" in summary
+    read = f"a free_classifier read {read.sum()} replies the parser could not (and "
+    assert read in (results / "index.html").read_text()

@@ -16,7 +16,14 @@ from typing import Any
 import pandas as pd
 
 from hiremeornot.analysis.crossed import random_units, sign_test_floor, smallest_p
-from hiremeornot.analysis.non_answers import ALL, ANY, COMPARED, INSTANCES
+from hiremeornot.analysis.non_answers import (
+    ALL,
+    ANY,
+    CLASSIFIED,
+    CLASSIFIER_AGREES,
+    COMPARED,
+    INSTANCES,
+)
 from hiremeornot.analysis.power import detectable
 from hiremeornot.analysis.stats import CONFOUNDED, flaggable_at_floor
 from hiremeornot.asking.backends import location
@@ -72,6 +79,9 @@ FINDINGS = {
     "whether the question was asked free (answers_mode) and, if so, whether any went "
     "unanswered; value: the share not answered; count: how many; total: asked (instances: "
     "those left out of the metrics for a non-answer among their Q1-Q3)",
+    "free_classifier": "not used | used: whether a second model read the free replies "
+    "(free_classifier); count: the replies it read that the parser could not; total: the "
+    "replies the parser read that it read too; value: the share of those it read alike",
     "non_answer_gap": "shown | not shown | untestable (per question asked free): whether the "
     "questions went unanswered more for one group (p < alpha): in Step 1 and Q1 about a person "
     "of that group (a permutation p, names as the sample), in Q2 and Q3 with a person of that "
@@ -294,9 +304,21 @@ def forced_answers(distribution: pd.DataFrame) -> dict:
 
 def non_answer_findings(table: pd.DataFrame, model: Mapping[str, Any], alpha: float) -> list[dict]:
     """Per question, whether it was asked free and went unanswered, and whether it went
-    unanswered more for one group (non_answers.non_answer_table)."""
-    overall = table[(table["occupation"] == ALL) & (table["kind"] == ANY)].set_index("question")
-    rows = []
+    unanswered more for one group; whether a free_classifier read the replies, and how alike
+    (non_answers.non_answer_table)."""
+    run = table[table["occupation"] == ALL]
+    read, alike = (run[run["kind"] == kind] for kind in (CLASSIFIED, CLASSIFIER_AGREES))
+    compared = int(alike["asked"].sum())
+    rows = [
+        _row(
+            "free_classifier",
+            outcome="used" if len(read) else "not used",
+            value=alike["count"].sum() / compared if compared else math.nan,
+            count=int(read["count"].sum()),
+            total=compared,
+        )
+    ]
+    overall = run[run["kind"] == ANY].set_index("question")
     for question, row in overall.iterrows():
         free = any(answers_mode(model, step) == FREE for step in STEPS_OF[question])
         outcome = "some" if row["count"] else "none"

@@ -161,8 +161,18 @@ def non_answer_phrase(findings: pd.DataFrame, sides: Sides) -> str | None:
     )
     instances = fact(findings, "non_answers", INSTANCES)
     kept = int(instances["total"] - instances["count"])
+    classifier = fact(findings, "free_classifier")
+    read = ""
+    if classifier["outcome"] == "used":
+        read = f"; a free_classifier read {int(classifier['count'])} replies the parser could not"
+        if classifier["total"]:
+            read += (
+                f" (and {classifier['value']:.0%} of {int(classifier['total'])} others as the "
+                "parser did)"
+            )
     return (
         f"free answers: not answered {rates}"
         + (f"; unanswered more by group ({gaps})" if gaps else "")
+        + read
         + f"; the metrics rest on the {kept} of {int(instances['total'])} instances answered whole"
     )

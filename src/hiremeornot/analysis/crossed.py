@@ -91,6 +91,11 @@ class CrossedMeans:
         moves smoothly when one answer gives them some."""
         return np.sqrt(self.variance + self.resolution**2)
 
+    def can_reject(self, confidence: float) -> bool:
+        """Whether a test at 1 - ``confidence`` can reject: two names a side or more, and the
+        test's floor on p below it."""
+        return self.units >= 2 and self.floor < 1 - confidence
+
     def interval(self, confidence: float, lowest, highest) -> tuple[np.ndarray, np.ndarray]:
         """estimate +- t(df) x SE of each column, clipped to [lowest, highest] (scalars or one
         per column): the values the tests of difference_p_value would not reject at 1 -
@@ -98,7 +103,7 @@ class CrossedMeans:
         at or above 1 - confidence (a single name on one side, or too few), no value can be
         rejected: the whole range.
         """
-        if self.units < 2 or self.floor >= 1 - confidence:
+        if not self.can_reject(confidence):
             shape = self.estimate.shape
             return np.broadcast_to(lowest, shape).copy(), np.broadcast_to(highest, shape).copy()
         half = t_dist.ppf((1 + confidence) / 2, self.df) * self.se

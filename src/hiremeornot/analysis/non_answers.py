@@ -277,7 +277,7 @@ def between_orders(
     differences = paired[["wording", a, b]].assign(change=paired[first_a] - paired[first_b])
     means = crossed_mean(differences, ["change"], sides)
     estimate = float(means.estimate[0])
-    if means.floor >= 1 - confidence:  # too few names for any p below it: no test
+    if not means.can_reject(confidence):  # too few names for any p below it: no test
         none = dict.fromkeys(["difference_low", "difference_high", "p_value"], math.nan)
         return row | {"difference": estimate} | none
     low, high = means.interval(confidence, -1.0, 1.0)

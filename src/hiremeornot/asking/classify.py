@@ -5,8 +5,9 @@ the two readings are set side by side, so that the run says how often they agree
 Each reply with any text is put to the classifier as a constrained question: the question the
 audited model was asked, its reply, and the question's answer words plus ``refused`` and
 ``other`` to choose from (CLASSIFIER_PROMPT). Its answers are kept in a store of their own
-(``<store_dir>/<model>+classifier/``, store_name), keyed by the classifier's identity, so a run
-repeated asks it nothing, and a changed classifier misses only its own answers.
+(``<store_dir>/<model>+classifier/``: store.classifier_store_name), keyed by the classifier's
+identity, so a run repeated asks it nothing, and a changed classifier misses only its own
+answers.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pandas as pd
 from hiremeornot.asking.ask import AskSummary, ask
 from hiremeornot.asking.backends import Request, load_backend, model_identity
 from hiremeornot.asking.free_replies import CLASSIFIER_RULE, OTHER, REFUSED, UNPARSED
-from hiremeornot.asking.store import ResponseStore, batch_journal_dir
+from hiremeornot.asking.store import ResponseStore, batch_journal_dir, classifier_store_name
 from hiremeornot.errors import InputError
 
 LABELS = (REFUSED, OTHER)  # what the classifier may answer beside the question's answer words
@@ -40,11 +41,6 @@ Reply:
 Answer with exactly one of: {choices}. Answer "{refused}" if the reply declines to answer, and \
 "{other}" if it gives none of the other answers alone (it hedges, gives several, or gives one \
 not listed)."""
-
-
-def store_name(model: str) -> str:
-    """The name of the store of ``model``'s classifier ("+" is in no model's name)."""
-    return f"{model}+classifier"
 
 
 def classifier_request(question: str, reply: str, choices: tuple[str, ...]) -> Request:
@@ -86,7 +82,7 @@ def read_by_classifier(
             rows["prompt"], rows["reply"], rows["choices"], strict=True
         )
     ]
-    store = ResponseStore.open(store_dir, store_name(model), label=segment)
+    store = ResponseStore.open(store_dir, classifier_store_name(model), label=segment)
     try:
         responses, summary = ask(
             requests,
@@ -95,7 +91,7 @@ def read_by_classifier(
             lambda: load_backend(
                 classifier["backend"],
                 classifier,
-                state_dir=batch_journal_dir(store_dir, store_name(model)),
+                state_dir=batch_journal_dir(store_dir, classifier_store_name(model)),
             ),
             label=f"{label} read by its classifier",
         )

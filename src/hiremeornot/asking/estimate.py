@@ -21,9 +21,9 @@ import pandas as pd
 
 from hiremeornot.asking.backends import API_BACKENDS, Request, model_identity
 from hiremeornot.asking.backends.openai.cost import cost_estimate
-from hiremeornot.asking.classify import classifier_request, store_name
+from hiremeornot.asking.classify import classifier_request
 from hiremeornot.asking.steps import build_questions, free_tokens
-from hiremeornot.asking.store import ResponseStore, request_key
+from hiremeornot.asking.store import ResponseStore, classifier_store_name, request_key
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.design.questions import STEP1_KEY, step1_rows
 from hiremeornot.tables_io import STEPS
@@ -144,7 +144,7 @@ def classifier_row(model: str, step: str, settings: dict, plan: QuestionPlan) ->
         return [classifier_request(r.prompt, reply, r.choices) for r in asked]
 
     low = read("no")
-    row = {"model": store_name(model), "step": step, "questions": len(low)}
+    row = {"model": classifier_store_name(model), "step": step, "questions": len(low)}
     return _priced(row, low, low if step == "step1" else read("yes"), classifier)
 
 

@@ -209,6 +209,11 @@ def scratch_connection() -> sqlite3.Connection:
     return sqlite3.connect("file::memory:", uri=True, isolation_level=None, timeout=2.0)
 
 
+def classifier_store_name(model: str) -> str:
+    """The name of the store of ``model``'s free_classifier ("+" is in no model's name)."""
+    return f"{model}+classifier"
+
+
 def batch_journal_dir(store_dir: str | Path, model: str) -> Path:
     """Where a model's Batch API journal lives: beside its store, so that a re-run resumes the
     batches it submitted (every job that asks the model uses this one)."""

@@ -9,11 +9,11 @@ from typing import Any
 import pandas as pd
 
 from hiremeornot.analysis.power import POWER, DesignPower
-from hiremeornot.asking.classify import store_name
+from hiremeornot.asking.store import classifier_store_name
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.writing.markdown import markdown_table
 
-CLASSIFIER_ROWS = store_name("")  # the suffix of a classifier's rows
+CLASSIFIER_ROWS = classifier_store_name("")  # the suffix of a classifier's rows
 
 
 def estimate_markdown(table: pd.DataFrame) -> str:

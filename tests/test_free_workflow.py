@@ -142,4 +142,6 @@ def test_a_classifier_reads_the_replies_the_parser_cannot_and_the_run_says_how_o
     summary = (results / "summary.md").read_text()
     assert "A second model (the `free_classifier`) read the replies the parser could not" in summary
     read = f"a free_classifier read {read.sum()} replies the parser could not (and "
-    assert read in (results / "index.html").read_text()
+    index = (results / "index.html").read_text()
+    assert read in index and "parser did, the most its own readings can be trusted" in index
+    assert "Q2 and Q3 were asked free, without the answer constraint" in summary

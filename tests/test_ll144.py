@@ -202,7 +202,7 @@ def summary(rates, manifest, counts) -> str:
 
 def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
     counts = {"unknown": {"sex": 0, "race_ethnicity": 0, "intersectional": 0}}
-    counts |= {"unscored": 0, "median": 0.65, "confounded": False}
+    counts |= {"unscored": 0, "median": 0.65, "confounded": False, "free": []}
     text = summary(rates, MANIFEST, counts)
     for phrase in [
         "No verdict",
@@ -231,6 +231,11 @@ def test_the_summary_says_the_counts_the_data_and_no_verdict(rates):
         assert phrase in text, phrase
     one_order = summary(rates, MANIFEST, counts | {"confounded": True})
     assert "**Only one listing order was run" in one_order
+    assert "held to the answer constraint" in text and "Asked free" not in text
+    free = summary(rates, MANIFEST, counts | {"free": ["q2", "q3"]})
+    assert "- Asked free (answers_mode): Q2 and Q3. An instance" in free
+    assert "some free: a non-answer is no applicant" in free
+    assert "held to the answer constraint" not in free
     dated = MANIFEST | {
         "config": MANIFEST["config"] | {"models": {"m": {"distribution_date": "2027-01-04"}}}
     }

@@ -12,7 +12,8 @@ from hiremeornot.writing.differences import design_caveats
 from hiremeornot.writing.estimate import power_markdown
 from hiremeornot.writing.markdown import markdown_table
 from hiremeornot.writing.summary import model_summary, pooled_sentence
-from tests.helpers.report_tables import REPORT, found, tables
+from hiremeornot.analysis.findings import model_findings
+from tests.helpers.report_tables import ANSWERED, CONSTRAINED, NOT_ASKED, REPORT, found, tables
 
 
 def test_one_order_is_called_confounded_and_makes_no_gender_claim():
@@ -206,3 +207,28 @@ def test_one_markdown_table_escapes_a_bar_in_any_cell_or_header():
     assert markdown_table(frame) == (
         "| instance \\| id | p |\n|---|---|\n| nurse\\|Ann-Bob\\|female_first | 0.123 |\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("mode", "free", "held"),
+    [
+        ({"step3": "free"}, "Q2 and Q3 were asked free", "Step 1 and Q1 were held"),
+        ({"step2": "free"}, "Q1 was asked free", "Q2 was held to its answer space"),
+        ("free", "Step 1, Q1, Q2 and Q3 were asked free", None),
+    ],
+)
+def test_the_constraint_caveat_says_which_questions_were_asked_free(mode, free, held):
+    metrics, tests, position = tables("female_first+male_first", 10, "differs")
+    findings = model_findings(
+        metrics,
+        tests,
+        position,
+        ANSWERED,
+        NOT_ASKED,
+        model={**CONSTRAINED, "answers_mode": mode},
+        settings=REPORT,
+        contrast=GENDER_CONTRAST,
+    )
+    note = design_caveats(findings, REPORT, GENDER_CONTRAST)[4]
+    assert free in note and "selected sample" in note and "Every answer was held" not in note
+    assert (held in note) if held else "held" not in note

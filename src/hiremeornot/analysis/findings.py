@@ -29,7 +29,7 @@ from hiremeornot.analysis.stats import CONFOUNDED, flaggable_at_floor
 from hiremeornot.asking.backends import location
 from hiremeornot.config import FREE, answers_mode
 from hiremeornot.design.contrasts import Contrast
-from hiremeornot.tables_io import read_table
+from hiremeornot.tables_io import STEPS, read_table
 
 COLUMNS = [
     "finding",
@@ -72,9 +72,10 @@ FINDINGS = {
     "position_bias": "shown | not shown (per question): value: the share of answers naming the "
     "first-listed subject; count: occupations with a position bias (q < alpha); total: "
     "occupations",
-    "forced_answers": "not measured | mostly forced | mostly chosen: whether half or more of the "
-    "answers had less than half of the model's probability on the answer words; value: that "
-    "share; count: answers measured; total: answers",
+    "forced_answers": "not measured | mostly forced | mostly chosen | asked free: whether half "
+    "or more of the answers had less than half of the model's probability on the answer words "
+    "(asked free: every question was, so none was forced); value: that share; count: answers "
+    "measured; total: answers",
     "non_answers": "not asked | none | some (per question: step1, q1, q2, q3, and instances): "
     "whether the question was asked free (answers_mode) and, if so, whether any went "
     "unanswered; value: the share not answered; count: how many; total: asked (instances: "
@@ -132,7 +133,7 @@ def model_findings(
             for row in tests.itertuples()
         ],
         *position_findings(position, settings["alpha"]),
-        forced_answers(answer_mass),
+        forced_answers(answer_mass, all(answers_mode(model, s) == FREE for s in STEPS)),
         *non_answer_findings(non_answers, model, settings["alpha"]),
     ]
     return _counted(pd.DataFrame(rows, columns=COLUMNS))
@@ -284,10 +285,13 @@ def position_findings(position: pd.DataFrame, alpha: float) -> list[dict]:
     return rows
 
 
-def forced_answers(distribution: pd.DataFrame) -> dict:
-    """Whether most answers were the constraint's choice (answer_space.mass_distribution)."""
+def forced_answers(distribution: pd.DataFrame, every_free: bool) -> dict:
+    """Whether most answers were the constraint's choice (answer_space.mass_distribution;
+    ``every_free``: every step was asked free, so no answer was held to the answer words)."""
     overall = distribution[distribution["step"] == "all"].iloc[0]
-    if overall["measured"] == 0:
+    if every_free:
+        outcome = "asked free"
+    elif overall["measured"] == 0:
         outcome = "not measured"
     elif overall["share_forced"] >= MOSTLY_FORCED:
         outcome = "mostly forced"

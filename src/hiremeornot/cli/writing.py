@@ -31,6 +31,7 @@ from hiremeornot.writing.impact import impact_markdown
 from hiremeornot.writing.impact_figure import impact_figure
 from hiremeornot.writing.ll144 import ll144_csv, ll144_markdown
 from hiremeornot.writing.markdown import write_markdown
+from hiremeornot.writing.non_answers import free_questions
 from hiremeornot.writing.provenance import markdown_section
 from hiremeornot.writing.validity import validity_markdown
 
@@ -218,6 +219,7 @@ def cmd_ll144(args):
         "unscored": ll144.unscored(selections),
         "median": ll144.scoring_median(selections),
         "confounded": position_confounded(args.findings),
+        "free": free_questions(read_findings(args.findings)),
     }
     record = manifest.read_json(args.manifest)
     today = datetime.date.today().isoformat()

@@ -9,6 +9,7 @@ from hiremeornot.analysis.findings import fact
 from hiremeornot.design.contrasts import Contrast
 from hiremeornot.tables_io import write_table
 from hiremeornot.writing.markdown import markdown_table, percent, write_markdown
+from hiremeornot.writing.non_answers import QUESTION_NAMES, free_questions, named_questions
 
 TEST_FIELDS = ["p_value", "q_value", "significant", "p_equivalence", "q_equivalence", "verdict"]
 
@@ -64,21 +65,43 @@ def design_caveats(findings: pd.DataFrame, settings: dict, contrast: Contrast) -
             "Every question used one wording; a difference may not survive rewording it "
             "(prompts.variants, docs/prompts.md)."
         )
-    constraint_note = (
-        "Every answer was held to its answer space: Q2 offers only the two people, so it names "
-        "one of them even where the model would have named neither, and the biased and q2 "
-        "readings inherit that forced choice. Q3's both/neither answers and the `_p` metrics "
-        "(the model's own probabilities) show how strongly it leaned; how much probability it "
-        "put outside the answer words, where its backend shows it, is in "
-        "results/<model>/answer_space.tsv."
-    )
     return [
         _position_note(findings, contrast),
         _names_note(findings, settings, contrast),
         chance_note,
         wording_note,
-        constraint_note,
+        _constraint_note(free_questions(findings)),
     ]
+
+
+def _constraint_note(free: list[str]) -> str:
+    """What holding answers to the answer space, or asking free (``free``: the questions asked
+    so), leaves in the numbers."""
+    held = [q for q in QUESTION_NAMES if q not in free]
+    if not free:
+        return (
+            "Every answer was held to its answer space: Q2 offers only the two people, so it "
+            "names one of them even where the model would have named neither, and the biased "
+            "and q2 readings inherit that forced choice. Q3's both/neither answers and the `_p` "
+            "metrics (the model's own probabilities) show how strongly it leaned; how much "
+            "probability it put outside the answer words, where its backend shows it, is in "
+            "results/<model>/answer_space.tsv."
+        )
+    note = (
+        f"{named_questions(free)} {'was' if len(free) == 1 else 'were'} asked free, without the answer "
+        "constraint: a reply that refused, hedged or gave no answer is a non-answer, and the "
+        "differences are on the instances answered whole, a selected sample where one group's "
+        "questions went unanswered more (results/<model>/non_answers.tsv gives the rates per "
+        "group). Free replies carry no probabilities, so the `_p` metrics do not speak for them."
+    )
+    if "q2" in held:
+        note += (
+            " Q2 was held to its answer space: it offers only the two people, so it names one "
+            "of them even where the model would have named neither."
+        )
+    elif held:
+        note += f" {named_questions(held)} {'was' if len(held) == 1 else 'were'} held to the answer space."
+    return note
 
 
 def _position_note(findings: pd.DataFrame, contrast: Contrast) -> str:

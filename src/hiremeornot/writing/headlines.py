@@ -63,9 +63,9 @@ def verdict_row(findings: pd.DataFrame, contrast: Contrast) -> dict[str, str]:
         "floor on p": f"{floor['value']:.3g}"
         + ("" if floor["outcome"] == "reachable" else " (not below alpha)"),
         "smallest detectable difference": smallest_detectable(findings),
-        "forced answers": "not measured"
-        if forced["outcome"] == "not measured"
-        else percent(forced["value"]),
+        "forced answers": percent(forced["value"])
+        if forced["outcome"].startswith("mostly")
+        else forced["outcome"],
     }
 
 

@@ -11,6 +11,7 @@ from hiremeornot.analysis.impact import MIN_NAMES, detectable_ratio
 from hiremeornot.analysis.ll144 import CHARACTERISTICS, SMALL_SHARE
 from hiremeornot.writing.impact import lean_line
 from hiremeornot.writing.markdown import markdown_table, percent
+from hiremeornot.writing.non_answers import named_questions
 
 CHARACTERISTIC_TITLES = {
     "sex": "Sex",
@@ -240,8 +241,8 @@ def ll144_markdown(
     """The summary of one model: what it is, the category tables per measure with what they
     could detect, the counts, the data, and the four-fifths rule of thumb with its caveats (no
     verdict); ``confidence`` is the intervals' level. ``counts`` holds
-    ``unknown`` (per characteristic), ``unscored``, ``median`` and ``confounded`` (the findings:
-    one listing order ran)."""
+    ``unknown`` (per characteristic), ``unscored``, ``median``, ``confounded`` (the findings:
+    one listing order ran) and ``free`` (the questions asked free, non_answers.free_questions)."""
     characteristics = [c for c in CHARACTERISTICS if c in set(rates["characteristic"])]
     told = ", ".join(CHARACTERISTIC_TITLES[c].lower() for c in characteristics)
     lines = [
@@ -278,11 +279,13 @@ def ll144_markdown(
         "its impact ratios, as the rules allow, their counts and rates still shown: "
         + _small_categories(rates),
         _unmeasured_line(rates),
+        *_free_line(counts["free"]),
         f"- Scoring: the score is the model's probability of Yes to Q1 over the answer space; "
         f"the full sample's median is {counts['median']:.4f} (each bootstrap resample scores "
         "against its own median, so the intervals carry the median's uncertainty too). "
         f"{counts['unscored']} Q1 answers carry no score (their backend could not score both "
-        "choices) and are left out of the scoring rates.",
+        "choices, or it was asked free and a reply carries no probability) and are left out of the "
+        "scoring rates.",
         "",
     ]
     for measure, title in MEASURE_TITLES.items():
@@ -302,7 +305,9 @@ def ll144_markdown(
                     "",
                 ]
     lines += _data_section(manifest, model, selections, audit_date=audit_date)
-    lines += _four_fifths(rates, threshold, confounded=counts["confounded"])
+    lines += _four_fifths(
+        rates, threshold, confounded=counts["confounded"], free=bool(counts["free"])
+    )
     return "\n".join(lines)
 
 
@@ -388,7 +393,22 @@ def eeo1_line(rates: pd.DataFrame) -> str:
     return f"- {said}. Their applicants are not in this audit, so nothing here speaks for them."
 
 
-def _four_fifths(rates: pd.DataFrame, threshold: float, *, confounded: bool) -> list[str]:
+def _free_line(free: list[str]) -> list[str]:
+    """Where questions were asked free, that the model's non-answers are not applicants."""
+    if not free:
+        return []
+    return [
+        f"- Asked free (answers_mode): {named_questions(free)}. An instance any of whose Q1, Q2 "
+        "or Q3 the model refused, hedged or left unread is no applicant here, in no measure: "
+        "the rates are of the answers given. How many went unanswered, and whether one group's "
+        "did more, is in `results/<model>/non_answers.tsv` and the summary; where it differs by "
+        "group, these rates are of a selected sample."
+    ]
+
+
+def _four_fifths(
+    rates: pd.DataFrame, threshold: float, *, confounded: bool, free: bool
+) -> list[str]:
     below = rates[rates["impact_ratio"] < threshold]
     shown = below[
         ["measure", "characteristic", "category", "n_names", "impact_ratio", "ratio_low"]
@@ -411,9 +431,14 @@ def _four_fifths(rates: pd.DataFrame, threshold: float, *, confounded: bool) -> 
         "categories.",
         "- Names stand in for the categories: they also carry other signals (age, class, how "
         "familiar the model is with them), and the choice of names moves the rates.",
-        "- The answers depend on the prompts' wording and the answer constraint (the model may "
-        "only answer with a listed choice); another wording can give other rates "
-        "(`results/wordings/` where several were run).",
+        "- The answers depend on the prompts' wording and on how they were asked ("
+        + (
+            "some free: a non-answer is no applicant"
+            if free
+            else "held to the answer constraint: the model may only answer with a listed choice"
+        )
+        + "); another wording can give other rates (`results/wordings/` where several were "
+        "run).",
         "- Q2 and Q3 are head-to-head: a category's share there depends on the categories it met.",
         "- Both listing orders are pooled, so the first-listed position favours no category."
         if not confounded

@@ -27,6 +27,12 @@ def free_questions(findings: pd.DataFrame) -> list[str]:
     return [question for question in rows["question"] if question in QUESTION_NAMES]
 
 
+def named_questions(questions: list[str]) -> str:
+    """Questions by name: "Q2 and Q3", "Step 1, Q1 and Q2"."""
+    names = [QUESTION_NAMES[q] for q in questions]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Sides) -> str | None:
     """The summary's sentence on the questions asked free (None where none was)."""
     free = free_questions(findings)
@@ -168,7 +174,7 @@ def non_answer_phrase(findings: pd.DataFrame, sides: Sides) -> str | None:
         if classifier["total"]:
             read += (
                 f" (and {classifier['value']:.0%} of {int(classifier['total'])} others as the "
-                "parser did)"
+                "parser did, the most its own readings can be trusted)"
             )
     return (
         f"free answers: not answered {rates}"

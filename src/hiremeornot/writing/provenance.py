@@ -125,7 +125,8 @@ def _order_caveat(what: str) -> str:
 
 _GENERAL_CAVEATS = [
     "These are a model's answers to templated questions, in the wordings and with the answer "
-    "words above, held to the answer space; they are not hiring decisions, and say nothing "
+    "words above, held to the answer space (or, for a step asked free, read from the model's "
+    "reply: the `reply` and `rule` columns); they are not hiring decisions, and say nothing "
     "about how the model behaves in open-ended use, with real CVs, or with other wordings.",
     "Log-probabilities are not comparable across backends (docs/outputs.md): compare answers, "
     "or the probabilities normalised over the answer space.",

@@ -15,7 +15,7 @@ from hiremeornot.writing.differences import design_caveats
 from hiremeornot.writing.headlines import VERDICT_NOTE, verdict_row, verdict_table
 from hiremeornot.writing.interventions import summary_line
 from hiremeornot.writing.markdown import markdown_table, percent
-from hiremeornot.writing.non_answers import non_answer_sentence
+from hiremeornot.writing.non_answers import free_questions, named_questions, non_answer_sentence
 
 EMBEDDED_NOTE = (
     "**{model} is the embedded smoke-test model (SmolLM2-135M-Instruct).** It makes the pipeline "
@@ -119,7 +119,8 @@ def model_summary(
     if non_answers is not None and (free := non_answer_sentence(non_answers, findings, sides)):
         lines.append(free)
     if answer_mass is not None:
-        lines.append(answer_space_sentence(answer_mass, fact(findings, "forced_answers")))
+        forced = fact(findings, "forced_answers")
+        lines.append(answer_space_sentence(answer_mass, forced, free_questions(findings)))
     if model_fit is not None:
         lines.append(pooled_sentence(model_fit, sides, alpha, len(settings["wordings"])))
     if alignment is not None:
@@ -253,10 +254,17 @@ def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float, wordings: i
     return text
 
 
-def answer_space_sentence(distribution: pd.DataFrame, forced: pd.Series) -> str:
+def answer_space_sentence(
+    distribution: pd.DataFrame, forced: pd.Series, free: list[str]
+) -> str:
     """What the distribution says about the answers, in words, for the summary (``forced``:
-    the forced_answers finding)."""
+    the forced_answers finding; ``free``: the questions asked free)."""
     overall = distribution[distribution["step"] == "all"].iloc[0]
+    if forced["outcome"] == "asked free":
+        return (
+            "Answer space: every question was asked free, so no answer was forced to the answer "
+            "words; free replies carry no probabilities, so answer_space.tsv measures nothing."
+        )
     if forced["outcome"] == "not measured":
         return (
             "Answer space: this backend does not show the probability the model put outside "
@@ -264,7 +272,8 @@ def answer_space_sentence(distribution: pd.DataFrame, forced: pd.Series) -> str:
             "recorded), so how many answers the constraint forced is not known."
         )
     partial = (
-        f" (measured for {overall['measured']} of {overall['answers']} answers)"
+        f" (measured for {overall['measured']} of {overall['answers']} answers"
+        + (f"; {named_questions(free)} asked free have no probabilities)" if free else ")")
         if overall["measured"] < overall["answers"]
         else ""
     )

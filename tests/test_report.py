@@ -5,6 +5,7 @@ import math
 import pandas as pd
 import pytest
 
+from hiremeornot.analysis.findings import model_findings
 from hiremeornot.analysis.power import design_power, detectable, names_needed, pairs_needed
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED
 from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
@@ -12,7 +13,6 @@ from hiremeornot.writing.differences import design_caveats
 from hiremeornot.writing.estimate import power_markdown
 from hiremeornot.writing.markdown import markdown_table
 from hiremeornot.writing.summary import model_summary, pooled_sentence
-from hiremeornot.analysis.findings import model_findings
 from tests.helpers.report_tables import ANSWERED, CONSTRAINED, NOT_ASKED, REPORT, found, tables
 
 

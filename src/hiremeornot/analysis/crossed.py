@@ -92,9 +92,8 @@ class CrossedMeans:
         return np.sqrt(self.variance + self.resolution**2)
 
     def can_reject(self, confidence: float) -> bool:
-        """Whether a test at 1 - ``confidence`` can reject: two names a side or more, and the
-        test's floor on p below it."""
-        return self.units >= 2 and self.floor < 1 - confidence
+        """Whether a test at 1 - ``confidence`` can reject (can_reject of its units)."""
+        return can_reject(self.units, confidence)
 
     def interval(self, confidence: float, lowest, highest) -> tuple[np.ndarray, np.ndarray]:
         """estimate +- t(df) x SE of each column, clipped to [lowest, highest] (scalars or one
@@ -135,6 +134,12 @@ def smallest_p(a_names: int, b_names: int, wordings: int = 1) -> float:
     is not the smallest p the data could support: another test could go lower.
     """
     return sign_test_floor(random_units(a_names, b_names, wordings))
+
+
+def can_reject(units: int, confidence: float) -> bool:
+    """Whether a test on ``units`` independent units can reject at 1 - ``confidence``: two
+    units or more, and the sign test's floor on p below it."""
+    return units >= 2 and sign_test_floor(units) < 1 - confidence
 
 
 def sign_test_floor(units: int) -> float:

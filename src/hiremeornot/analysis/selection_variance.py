@@ -37,6 +37,7 @@ from scipy.stats import t as t_dist
 
 from hiremeornot.analysis.crossed import (
     VarianceParts,
+    can_reject,
     influence_variance_parts,
     satterthwaite_df,
     sign_test_floor,
@@ -174,7 +175,7 @@ class Spread:
     def reach(self, confidence: float) -> float:
         """How many standard errors an interval reaches either side: t(df); infinite where
         the test's floor with so few units is at or above 1 - confidence (the whole range)."""
-        if self.units < 2 or sign_test_floor(self.units) >= 1 - confidence:
+        if not can_reject(self.units, confidence):
             return np.inf
         return float(t_dist.ppf((1 + confidence) / 2, self.df))
 

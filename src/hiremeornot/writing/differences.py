@@ -88,11 +88,11 @@ def _constraint_note(free: list[str]) -> str:
             "results/<model>/answer_space.tsv."
         )
     note = (
-        f"{named_questions(free)} {'was' if len(free) == 1 else 'were'} asked free, without the answer "
-        "constraint: a reply that refused, hedged or gave no answer is a non-answer, and the "
-        "differences are on the instances answered whole, a selected sample where one group's "
-        "questions went unanswered more (results/<model>/non_answers.tsv gives the rates per "
-        "group). Free replies carry no probabilities, so the `_p` metrics do not speak for them."
+        f"{named_questions(free)} {_was(free)} asked free, without the answer constraint: a "
+        "reply that refused, hedged or gave no answer is a non-answer, and the differences are "
+        "on the instances answered whole, a selected sample where one group's questions went "
+        "unanswered more (results/<model>/non_answers.tsv gives the rates per group). Free "
+        "replies carry no probabilities, so the `_p` metrics do not speak for them."
     )
     if "q2" in held:
         note += (
@@ -100,8 +100,12 @@ def _constraint_note(free: list[str]) -> str:
             "of them even where the model would have named neither."
         )
     elif held:
-        note += f" {named_questions(held)} {'was' if len(held) == 1 else 'were'} held to the answer space."
+        note += f" {named_questions(held)} {_was(held)} held to the answer space."
     return note
+
+
+def _was(questions: list[str]) -> str:
+    return "was" if len(questions) == 1 else "were"
 
 
 def _position_note(findings: pd.DataFrame, contrast: Contrast) -> str:

@@ -254,9 +254,7 @@ def pooled_sentence(table: pd.DataFrame, sides: Sides, alpha: float, wordings: i
     return text
 
 
-def answer_space_sentence(
-    distribution: pd.DataFrame, forced: pd.Series, free: list[str]
-) -> str:
+def answer_space_sentence(distribution: pd.DataFrame, forced: pd.Series, free: list[str]) -> str:
     """What the distribution says about the answers, in words, for the summary (``forced``:
     the forced_answers finding; ``free``: the questions asked free)."""
     overall = distribution[distribution["step"] == "all"].iloc[0]

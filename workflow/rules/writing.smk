@@ -145,6 +145,7 @@ rule alignment:
     input:
         outcomes="results/{contrast}{model}/outcomes.tsv",
         tests="results/{contrast}{model}/tests.tsv",
+        intervals="results/{contrast}{model}/intervals.tsv",
         shares=plan.workforce_shares(config),
         crosswalk=config["workforce"]["crosswalk"] or [],
     output:

@@ -194,6 +194,7 @@ JOB_COMMANDS = {
             (["--model"], ONE),
             (["--outcomes"], ONE),
             (["--tests"], ONE),
+            (["--intervals"], ONE),
             (["--shares"], ONE),
             (["--crosswalk"], ONE),
             (["--out"], {**ONE, RULE: "{output.table:q}"}),

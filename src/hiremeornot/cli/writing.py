@@ -115,7 +115,11 @@ def cmd_alignment(args):
     table = found.summary.assign(**{key: workforce[key] for key in ("source", "year", "licence")})
     write_table(table, args.out)
     write_table(found.occupations, args.out_occupations)
-    alignment_figure(found.occupations, found.band, table, args.model, args.out_png)
+    intervals = read_table(args.intervals)
+    bounds = intervals[intervals["metric"] == "difference"][["occupation", "low", "high"]]
+    points = found.occupations.merge(bounds, on="occupation", how="left", validate="1:1")
+    confidence = settings["report"]["confidence"]
+    alignment_figure(points, found.band, table, args.model, args.out_png, confidence)
 
 
 def cmd_summary(args):

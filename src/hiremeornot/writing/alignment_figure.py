@@ -15,11 +15,17 @@ MATCH_FACES = {"exact": "black", "close": "dimgray", "broad": "white"}
 
 
 def alignment_figure(
-    occupations: pd.DataFrame, band: pd.DataFrame, summary: pd.DataFrame, model: str, path
+    occupations: pd.DataFrame,
+    band: pd.DataFrame,
+    summary: pd.DataFrame,
+    model: str,
+    path,
+    confidence: float,
 ) -> None:
-    """The headline difference of each matched occupation against its share of women, named,
-    filled by the match's quality, with the fitted line and its pointwise interval; the slope
-    and what was left unmatched under it."""
+    """The headline difference of each matched occupation (``occupations``: the alignment's
+    occupation table with the difference's interval, ``low`` and ``high``) against its share of
+    women, named, filled by the match's quality, with its interval, the fitted line and the
+    line's pointwise interval; the slope and what was left unmatched under it."""
     row = summary.set_index("measure").loc["difference"]
     matched = occupations[occupations["share_women"].notna()]
     line = band[band["measure"] == "difference"]
@@ -29,7 +35,17 @@ def alignment_figure(
     if len(line):
         x = 100 * line["share_women"]
         ax.fill_between(x, line["low"], line["high"], color="tab:blue", alpha=0.2, lw=0)
-        ax.plot(x, line["fit"], color="tab:blue", label="least-squares line, 95% band")
+        ax.plot(x, line["fit"], color="tab:blue", label=f"least-squares line, {confidence:.0%} band")
+    ax.errorbar(
+        100 * matched["share_women"],
+        matched["difference"],
+        yerr=[matched["difference"] - matched["low"], matched["high"] - matched["difference"]],
+        fmt="none",
+        ecolor="gray",
+        elinewidth=0.8,
+        label=f"the occupation's {confidence:.0%} interval",
+        zorder=2,
+    )
     for match, face in MATCH_FACES.items():
         points = matched[matched["match"] == match]
         if points.empty:

@@ -35,7 +35,8 @@ def alignment_figure(
     if len(line):
         x = 100 * line["share_women"]
         ax.fill_between(x, line["low"], line["high"], color="tab:blue", alpha=0.2, lw=0)
-        ax.plot(x, line["fit"], color="tab:blue", label=f"least-squares line, {confidence:.0%} band")
+        band_label = f"least-squares line, {confidence:.0%} band"
+        ax.plot(x, line["fit"], color="tab:blue", label=band_label)
     ax.errorbar(
         100 * matched["share_women"],
         matched["difference"],

@@ -9,6 +9,7 @@ import json
 import pandas as pd
 import pytest
 
+from hiremeornot.analysis.findings import CLASSIFIER_AGREEMENT
 from tests.conftest import needs_data
 from tests.helpers.workflow_runs import EMBEDDED, SIMULATED, TINY, run_tiny, step_table
 
@@ -145,3 +146,11 @@ def test_a_classifier_reads_the_replies_the_parser_cannot_and_the_run_says_how_o
     index = (results / "index.html").read_text()
     assert read in index and "parser did, the most its own readings can be trusted" in index
     assert "Q2 and Q3 were asked free, without the answer constraint" in summary
+    found = pd.read_csv(results / MODEL / "findings.tsv", sep="\t").set_index("finding")
+    classifier = found.loc["free_classifier"]
+    alike = rows.xs("classifier_agrees", level="kind")
+    assert classifier["value"] == pytest.approx(alike["count"].sum() / alike["asked"].sum())
+    doubtful = classifier["value"] < CLASSIFIER_AGREEMENT
+    assert classifier["outcome"] == ("doubtful" if doubtful else "used")
+    assert ("its readings are doubtful" in summary) == doubtful
+    assert ("its readings are doubtful" in index) == doubtful

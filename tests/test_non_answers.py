@@ -251,3 +251,21 @@ def test_the_words_say_when_q2_went_unanswered_more_with_one_group_listed_first(
     assert "Q3: no difference shown between the listing orders' non-answers" not in sentence
     assert "unanswered more by group (Q2 +" in non_answer_phrase(found, GENDER)
     assert "points for female listed first" in non_answer_phrase(found, GENDER)
+
+
+@pytest.mark.parametrize(("misread", "outcome"), [(0, "used"), (1, "doubtful")])
+def test_a_classifier_that_reads_the_parsers_replies_otherwise_is_called_doubtful(misread, outcome):
+    """Four Q2 replies, the parser read three and the classifier one: the classifier's agreement
+    on the parser's three decides whether its readings are doubtful (CLASSIFIER_AGREEMENT)."""
+    step1, step2, step3 = asked_steps({"q2": ["male"]})
+    q2 = step3["question"] == "q2"
+    rule = pd.Series("leading", index=step3.index).where(~q2 | (step3.index > 0), "classifier")
+    classified = step3["choice"].where(q2)
+    classified.iloc[np.flatnonzero(q2 & (rule != "classifier"))[:misread]] = "female"
+    step3 = step3.assign(rule=rule, classified=classified)
+    found = findings_of(non_answer_table(step1, step2, step3, GENDER, 0.95), {"step3": "free"})
+    classifier = fact(found, "free_classifier")
+    assert (classifier["outcome"], classifier["count"], classifier["total"]) == (outcome, 1, 3)
+    assert classifier["value"] == pytest.approx((3 - misread) / 3)
+    phrase = non_answer_phrase(found, GENDER_CONTRAST.sides)
+    assert ("its readings are doubtful" in phrase) == (outcome == "doubtful")

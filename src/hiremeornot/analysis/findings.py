@@ -80,8 +80,9 @@ FINDINGS = {
     "whether the question was asked free (answers_mode) and, if so, whether any went "
     "unanswered; value: the share not answered; count: how many; total: asked (instances: "
     "those left out of the metrics for a non-answer among their Q1-Q3)",
-    "free_classifier": "not used | used: whether a second model read the free replies "
-    "(free_classifier); count: the replies it read that the parser could not; total: the "
+    "free_classifier": "not used | used | doubtful: whether a second model read the free "
+    "replies (free_classifier), and doubtful where it read under CLASSIFIER_AGREEMENT of the "
+    "parser's replies alike; count: the replies it read that the parser could not; total: the "
     "replies the parser read that it read too; value: the share of those it read alike",
     "non_answer_gap": "shown | not shown | untestable (per question asked free): whether the "
     "questions went unanswered more for one group (p < alpha): in Step 1 and Q1 about a person "
@@ -91,6 +92,11 @@ FINDINGS = {
     "differs (Step 1, Q1) or one listing order (Q2, Q3)",
 }
 # The steps each question of the non-answer table is asked in.
+# The share of the parser's readings a free_classifier must read alike for its own readings
+# to go unqualified: the parser's replies are the easier ones, so agreement on them is the most
+# its readings can be trusted (the embedded model's 42.5% on replies of known reading:
+# benchmarks/classifier_accuracy.py).
+CLASSIFIER_AGREEMENT = 0.9
 STEPS_OF = {
     "step1": ("step1",),
     "q1": ("step2",),
@@ -313,11 +319,13 @@ def non_answer_findings(table: pd.DataFrame, model: Mapping[str, Any], alpha: fl
     run = table[table["occupation"] == ALL]
     read, alike = (run[run["kind"] == kind] for kind in (CLASSIFIED, CLASSIFIER_AGREES))
     compared = int(alike["asked"].sum())
+    agreement = alike["count"].sum() / compared if compared else math.nan
+    used = "doubtful" if agreement < CLASSIFIER_AGREEMENT else "used"
     rows = [
         _row(
             "free_classifier",
-            outcome="used" if len(read) else "not used",
-            value=alike["count"].sum() / compared if compared else math.nan,
+            outcome=used if len(read) else "not used",
+            value=agreement,
             count=int(read["count"].sum()),
             total=compared,
         )

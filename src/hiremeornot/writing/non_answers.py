@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from hiremeornot.analysis.findings import fact
+from hiremeornot.analysis.findings import CLASSIFIER_AGREEMENT, fact
 from hiremeornot.analysis.non_answers import (
     ABOUT_ONE,
     AGREES,
@@ -19,6 +19,7 @@ from hiremeornot.analysis.non_answers import (
 from hiremeornot.design.contrasts import Sides
 
 QUESTION_NAMES = {"step1": "Step 1", "q1": "Q1", "q2": "Q2", "q3": "Q3"}
+DOUBTFUL = f"; under {CLASSIFIER_AGREEMENT:.0%} alike, its readings are doubtful"
 
 
 def free_questions(findings: pd.DataFrame) -> list[str]:
@@ -60,7 +61,8 @@ def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Side
             "Where the store also held the constrained answer, the free answer was the same in "
             f"{', '.join(agreed)} compared (`constrained` in the step tables)."
         )
-    if classified := _classifier_sentence(overall, free):
+    doubtful = fact(findings, "free_classifier")["outcome"] == "doubtful"
+    if classified := _classifier_sentence(overall, free, doubtful):
         said.append(classified)
     instances = fact(findings, "non_answers", INSTANCES)
     kept = int(instances["total"] - instances["count"])
@@ -79,9 +81,10 @@ def non_answer_sentence(table: pd.DataFrame, findings: pd.DataFrame, sides: Side
     return text + "."
 
 
-def _classifier_sentence(overall: pd.DataFrame, free: list[str]) -> str | None:
+def _classifier_sentence(overall: pd.DataFrame, free: list[str], doubtful: bool) -> str | None:
     """What the second model that read the replies did (None where none did): the replies it
-    read that the parser could not, and how often it read the parser's others alike."""
+    read that the parser could not, and how often it read the parser's others alike
+    (``doubtful``: under CLASSIFIER_AGREEMENT, the free_classifier finding)."""
     read = [q for q in free if (q, CLASSIFIED) in overall.index]
     if not read:
         return None
@@ -100,7 +103,13 @@ def _classifier_sentence(overall: pd.DataFrame, free: list[str]) -> str | None:
         f"({mended} replies; rule `classifier` in the step tables), and its readings count in "
         f"the rates above; where the parser read a reply, the classifier read it alike in "
         f"{alike or 'none compared'}: the parser's replies are the easier ones, so this is the "
-        "most its own readings can be trusted."
+        "most its own readings can be trusted"
+        + (
+            f"{DOUBTFUL}, and so are the rates its readings entered. Measure a classifier "
+            "before an audit relies on it (benchmarks/classifier_accuracy.py)."
+            if doubtful
+            else "."
+        )
     )
 
 
@@ -169,12 +178,14 @@ def non_answer_phrase(findings: pd.DataFrame, sides: Sides) -> str | None:
     kept = int(instances["total"] - instances["count"])
     classifier = fact(findings, "free_classifier")
     read = ""
-    if classifier["outcome"] == "used":
+    if classifier["outcome"] != "not used":
         read = f"; a free_classifier read {int(classifier['count'])} replies the parser could not"
         if classifier["total"]:
             read += (
                 f" (and {classifier['value']:.0%} of {int(classifier['total'])} others as the "
-                "parser did, the most its own readings can be trusted)"
+                "parser did, the most its own readings can be trusted"
+                + (DOUBTFUL if classifier["outcome"] == "doubtful" else "")
+                + ")"
             )
     return (
         f"free answers: not answered {rates}"

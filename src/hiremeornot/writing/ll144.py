@@ -280,12 +280,7 @@ def ll144_markdown(
         + _small_categories(rates),
         _unmeasured_line(rates),
         *_free_line(counts["free"]),
-        f"- Scoring: the score is the model's probability of Yes to Q1 over the answer space; "
-        f"the full sample's median is {counts['median']:.4f} (each bootstrap resample scores "
-        "against its own median, so the intervals carry the median's uncertainty too). "
-        f"{counts['unscored']} Q1 answers carry no score (their backend could not score both "
-        "choices, or it was asked free and a reply carries no probability) and are left out of the "
-        "scoring rates.",
+        _scoring_line(counts),
         "",
     ]
     for measure, title in MEASURE_TITLES.items():
@@ -391,6 +386,18 @@ def eeo1_line(rates: pd.DataFrame) -> str:
     if foreign:
         said += f"; categories of the list that are no EEO-1 category: {', '.join(foreign)}"
     return f"- {said}. Their applicants are not in this audit, so nothing here speaks for them."
+
+
+def _scoring_line(counts: dict) -> str:
+    """How the scoring rates score, and the Q1 answers they could not."""
+    return (
+        f"- Scoring: the score is the model's probability of Yes to Q1 over the answer space; "
+        f"the full sample's median is {counts['median']:.4f} (each bootstrap resample scores "
+        "against its own median, so the intervals carry the median's uncertainty too). "
+        f"{counts['unscored']} Q1 answers carry no score (their backend could not score both "
+        "choices, or it was asked free and a reply carries no probability) and are left out of the "
+        "scoring rates."
+    )
 
 
 def _free_line(free: list[str]) -> list[str]:

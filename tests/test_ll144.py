@@ -17,7 +17,8 @@ from hiremeornot.analysis.ll144 import (
     unscored,
     weighted_medians,
 )
-from hiremeornot.writing.ll144 import CSV_COLUMNS, ll144_csv, ll144_markdown
+from hiremeornot.writing.ll144 import ll144_markdown
+from hiremeornot.writing.ll144_csv import CSV_COLUMNS, ll144_csv
 
 NAMES = pd.DataFrame(
     {

@@ -29,7 +29,8 @@ from hiremeornot.writing.alignment_figure import alignment_figure
 from hiremeornot.writing.estimate import estimate_markdown, power_markdown, run_estimate_markdown
 from hiremeornot.writing.impact import impact_markdown
 from hiremeornot.writing.impact_figure import impact_figure
-from hiremeornot.writing.ll144 import ll144_csv, ll144_markdown
+from hiremeornot.writing.ll144 import ll144_markdown
+from hiremeornot.writing.ll144_csv import ll144_csv
 from hiremeornot.writing.markdown import write_markdown
 from hiremeornot.writing.non_answers import free_questions
 from hiremeornot.writing.provenance import markdown_section

@@ -91,12 +91,12 @@ FINDINGS = {
     "difference of the groups' rates (A minus B); untestable: too few names, no name's rate "
     "differs (Step 1, Q1) or one listing order (Q2, Q3)",
 }
-# The steps each question of the non-answer table is asked in.
 # The share of the parser's readings a free_classifier must read alike for its own readings
 # to go unqualified: the parser's replies are the easier ones, so agreement on them is the most
 # its readings can be trusted (the embedded model's 42.5% on replies of known reading:
 # benchmarks/classifier_accuracy.py).
 CLASSIFIER_AGREEMENT = 0.9
+# The steps each question of the non-answer table is asked in.
 STEPS_OF = {
     "step1": ("step1",),
     "q1": ("step2",),

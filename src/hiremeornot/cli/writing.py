@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hiremeornot import plan
 from hiremeornot.analysis import alignment, impact, ll144, non_answers, stats, wordings
@@ -35,6 +36,9 @@ from hiremeornot.writing.markdown import write_markdown
 from hiremeornot.writing.non_answers import free_questions
 from hiremeornot.writing.provenance import markdown_section
 from hiremeornot.writing.validity import validity_markdown
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger("hiremeornot")
 
@@ -185,9 +189,9 @@ def every_contrasts_selections(paths: list[str]):
     return read_tables(paths).drop_duplicates(["wording", "instance_id", "question", "name"])
 
 
-def position_confounded(findings: str) -> bool:
+def position_confounded(findings: pd.DataFrame) -> bool:
     """Whether the findings say position and the contrast are confounded (one listing order)."""
-    return fact(read_findings(findings), "listing_orders")["outcome"] == "confounded"
+    return fact(findings, "listing_orders")["outcome"] == "confounded"
 
 
 def cmd_impact(args):
@@ -200,7 +204,7 @@ def cmd_impact(args):
         confidence=settings["confidence"],
     )
     write_table(table, args.out_tsv)
-    confounded = position_confounded(args.findings)
+    confounded = position_confounded(read_findings(args.findings))
     text = impact_markdown(table, args.model, settings, confounded=confounded)
     write_markdown(text, args.out_md)
     impact_figure(table, args.model, args.out_png, settings["impact_threshold"])
@@ -211,6 +215,7 @@ def cmd_ll144(args):
     settings = args.settings
     selections = every_contrasts_selections(args.selections)
     names = read_table(args.names)
+    found = read_findings(args.findings)
     rates = ll144.ll144_rates(
         selections,
         names,
@@ -223,8 +228,8 @@ def cmd_ll144(args):
         "unknown": ll144.unknown_categories(selections, ll144.name_categories(names)),
         "unscored": ll144.unscored(selections),
         "median": ll144.scoring_median(selections),
-        "confounded": position_confounded(args.findings),
-        "free": free_questions(read_findings(args.findings)),
+        "confounded": position_confounded(found),
+        "free": free_questions(found),
     }
     record = manifest.read_json(args.manifest)
     today = datetime.date.today().isoformat()

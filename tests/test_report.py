@@ -1,6 +1,7 @@
 """What the summary, the difference tables and the power section say in words."""
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -232,3 +233,35 @@ def test_the_constraint_caveat_says_which_questions_were_asked_free(mode, free, 
     note = design_caveats(findings, REPORT, GENDER_CONTRAST)[4]
     assert free in note and "selected sample" in note and "Every answer was held" not in note
     assert (held in note) if held else "held" not in note
+
+
+@pytest.mark.parametrize(
+    ("mode", "why"),
+    [
+        ({"step3": "free"}, "not measured (Q2 and Q3 asked free carry no probabilities)"),
+        ("constrained", "not measured (this backend gives no probabilities)"),
+    ],
+)
+def test_metrics_without_probabilities_say_why_not_nan(mode, why):
+    metrics, tests, position = tables("female_first+male_first", 10, "differs")
+    bare = metrics.assign(confirmation_p=float("nan"), consistency_p=float("nan"))
+    findings = model_findings(
+        bare,
+        tests,
+        position,
+        ANSWERED,
+        NOT_ASKED,
+        model={**CONSTRAINED, "answers_mode": mode},
+        settings=REPORT,
+        contrast=GENDER_CONTRAST,
+    )
+    text = model_summary(bare, tests, findings, REPORT, GENDER_CONTRAST)
+    assert not re.search(r"\bnan\b", text)
+    assert f"Confirmation: median 0.500 (range 0.500-0.500); from the probabilities: {why}." in (
+        text
+    )
+    assert f"Consistency: median 0.500 (range 0.500-0.500); from the probabilities: {why}." in text
+    measured = model_summary(
+        metrics, tests, found(metrics, tests, position), REPORT, GENDER_CONTRAST
+    )
+    assert "from the probabilities: median 0.500." in measured

@@ -81,12 +81,7 @@ def model_summary(
         f"(occupation x name pair x order), {int(tests[f'{sides.a}_names'].max())} {a} and "
         f"{int(tests[f'{sides.b}_names'].max())} {b} names, orders: "
         f"{', '.join(sorted(set(rows['orders'])))}.",
-        f"Confirmation: median {rows['confirmation'].median():.3f} "
-        f"(range {rows['confirmation'].min():.3f}-{rows['confirmation'].max():.3f}); "
-        f"from the probabilities: median {rows['confirmation_p'].median():.3f}.",
-        f"Consistency: median {rows['consistency'].median():.3f} "
-        f"(range {rows['consistency'].min():.3f}-{rows['consistency'].max():.3f}); "
-        f"from the probabilities: median {rows['consistency_p'].median():.3f}.",
+        *(_metric_line(rows, metric, free_questions(findings)) for metric in METRICS),
     ]
     if confounded:
         lines.append(
@@ -127,6 +122,25 @@ def model_summary(
         lines.append(alignment_sentence(*alignment, audited=len(rows)))
     lines += [line for line in caveats if line not in shared]
     return "\n".join(f"- {line}" for line in lines) + "\n"
+
+
+METRICS = ("confirmation", "consistency")
+
+
+def _metric_line(rows: pd.DataFrame, metric: str, free: list[str]) -> str:
+    """A metric's median and range over the occupations, and its median from the
+    probabilities, or why there is none (``free``: the questions asked free)."""
+    values, from_p = rows[metric], rows[f"{metric}_p"].median()
+    if pd.notna(from_p):
+        probabilities = f"median {from_p:.3f}"
+    elif free:
+        probabilities = f"not measured ({named_questions(free)} asked free carry no probabilities)"
+    else:
+        probabilities = "not measured (this backend gives no probabilities)"
+    return (
+        f"{metric.capitalize()}: median {values.median():.3f} "
+        f"(range {values.min():.3f}-{values.max():.3f}); from the probabilities: {probabilities}."
+    )
 
 
 def _alike_lines(findings: pd.DataFrame) -> list[str]:

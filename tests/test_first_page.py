@@ -65,6 +65,17 @@ def test_the_verdict_table_shows_confounded_verdicts_only_where_a_model_has_them
     assert one["confounded with position"] == "2" and one["differs towards A"] == "0 (female)"
     assert [row["confounded with position"] for row in verdict_table([one, both])] == ["2", "0"]
     assert "confounded with position" not in verdict_table([both])[0]
+    assert both["forced answers"] == "0%"
+
+
+def test_the_verdict_table_says_how_many_answers_the_forced_share_is_of():
+    """A run with some questions asked free measures the constrained answers only."""
+    findings = found(*tables(BALANCED, 10, "differs"))
+    forced = findings["finding"] == "forced_answers"
+    findings.loc[forced, ["count", "total"]] = [104, 120]
+    assert verdict_row(findings, GENDER_CONTRAST)["forced answers"] == (
+        "0% (104 of 120 answers measured)"
+    )
 
 
 def test_the_short_caveats_put_the_gravest_first_and_stop_at_five():

@@ -63,10 +63,18 @@ def verdict_row(findings: pd.DataFrame, contrast: Contrast) -> dict[str, str]:
         "floor on p": f"{floor['value']:.3g}"
         + ("" if floor["outcome"] == "reachable" else " (not below alpha)"),
         "smallest detectable difference": smallest_detectable(findings),
-        "forced answers": percent(forced["value"])
-        if forced["outcome"].startswith("mostly")
-        else forced["outcome"],
+        "forced answers": _forced_share(forced),
     }
+
+
+def _forced_share(forced: pd.Series) -> str:
+    """The share of answers forced, of those measured where not all were (forced_answers)."""
+    if not forced["outcome"].startswith("mostly"):
+        return forced["outcome"]
+    share = percent(forced["value"])
+    if forced["count"] < forced["total"]:
+        return f"{share} ({int(forced['count'])} of {int(forced['total'])} answers measured)"
+    return share
 
 
 def verdict_table(rows: list[dict[str, str]]) -> list[dict[str, str]]:

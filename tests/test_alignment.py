@@ -12,6 +12,7 @@ import pytest
 from hiremeornot.analysis.alignment import CrossedFit, alignment
 from hiremeornot.design.contrasts import GENDER, Sides
 from hiremeornot.writing.alignment import alignment_sentence
+from hiremeornot.writing.alignment_figure import alignment_notes
 
 SETTINGS = {"difference": "q2", "confidence": 0.95, "alpha": 0.05}
 FEMALE = [f"f{i}" for i in range(6)]
@@ -141,6 +142,25 @@ def test_too_few_matched_occupations_give_no_line_and_unmatched_ones_are_kept():
     assert "not measured: a slope needs at least 3 occupations matched" in alignment_sentence(
         summary, found.occupations, audited=3
     )
+
+
+def test_the_figure_says_which_intervals_span_every_possible_difference():
+    rng = np.random.default_rng(4)
+    shares = {"pilot": 0.05, "nurse": 0.9, "lawyer": None}
+    table = outcomes(dict.fromkeys(shares, 0.5), rng)
+    found = alignment(table, shares_of(shares), verdicts_of(table), GENDER, SETTINGS)
+    row = found.summary.assign(source="a survey", year=2012, licence="CC BY 4.0")
+    row = row.set_index("measure").loc["difference"]
+    occupations = found.occupations.assign(low=[-1.0, -0.4, -1.0], high=[1.0, 0.3, 1.0])
+    notes = alignment_notes(occupations, row)
+    assert "Not matched to a job category: lawyer." in notes
+    # lawyer spans the range too, but is not drawn: of the 2 matched, pilot alone
+    assert [n for n in notes if "span" in n] == [
+        "1 of 2 intervals spans every possible difference (-1 to 1): too few names a side to "
+        "bound them, so those points say nothing alone."
+    ]
+    bounded = occupations.assign(low=-0.5, high=0.5)
+    assert not [n for n in alignment_notes(bounded, row) if "span" in n]
 
 
 def test_a_contrast_listed_male_first_reads_the_same_female_minus_male():

@@ -73,16 +73,31 @@ def alignment_figure(
     ax.set_ylabel("headline difference (female minus male)")
     ax.set_title(f"{model}: the headline difference against who holds each job")
     ax.legend(loc="best", fontsize=8)
-    unmatched = occupations[occupations["share_women"].isna()]["occupation"].tolist()
+    add_footer(ax, alignment_notes(occupations, row))
+    save(fig, Path(path))
+
+
+def alignment_notes(occupations: pd.DataFrame, row: pd.Series) -> list[str]:
+    """The figure's footer: the slope, the shares' source, the occupations left unmatched or
+    whose interval spans every possible difference, and how to read the axes (``row``: the
+    alignment summary's difference row)."""
     notes = [_slope_words(row), f"Shares: {row['source']} ({row['licence']})."]
+    unmatched = occupations[occupations["share_women"].isna()]["occupation"].tolist()
     if unmatched:
         notes.append(f"Not matched to a job category: {', '.join(unmatched)}.")
+    matched = occupations[occupations["share_women"].notna()]
+    unbounded = matched[(matched["low"] <= -1) & (matched["high"] >= 1)]
+    if len(unbounded):
+        notes.append(
+            f"{len(unbounded)} of {len(matched)} intervals "
+            f"{'spans' if len(unbounded) == 1 else 'span'} every possible difference "
+            "(-1 to 1): too few names a side to bound them, so those points say nothing alone."
+        )
     notes.append(
         "Right of the dotted line women hold most of the job; above zero the model favours "
         "the woman. A workforce share is not a stereotype measured in people's minds."
     )
-    add_footer(ax, notes)
-    save(fig, Path(path))
+    return notes
 
 
 def _slope_words(row: pd.Series) -> str:

@@ -11,8 +11,9 @@ intervention that halves every group effect (the paired changes of the intervent
 the same names: Confirmation, Consistency, the difference, the selection rates and impact
 ratios, per occupation and pooled); the script prints, per design, every published interval's
 coverage of its planted truth (the pooled mixed-effects model's log-odds ratios among them), the
-impact ratios' bias against ratio_lean (how low they read at a tie), and the verdicts'
-false-positive rate, FDR, power and misplaced "equivalent" calls.
+impact ratios' bias against ratio_lean (how low they read at a tie), the coverage of the ratios
+and their changes apart where the truth is on its bound (a ratio of 1, a change of 0: by_truth),
+and the verdicts' false-positive rate, FDR, power and misplaced "equivalent" calls.
 
     python benchmarks/calibration_table.py [--audits 400] [--jobs 2] [--without-pooled]
         [--designs "10+10 heavy" "20+20 heavy"]
@@ -30,6 +31,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
@@ -124,7 +126,26 @@ def leans(checks: pd.DataFrame, label: str) -> pd.DataFrame:
     return table.assign(ratios=under.groupby(["table", "truth_is"]).size(), design=label)
 
 
-def run(job: Job) -> tuple[str, pd.DataFrame, pd.DataFrame, float, pd.DataFrame]:
+def by_truth(checks: pd.DataFrame) -> pd.DataFrame:
+    """The coverage (calibration.coverage) of the impact ratios and their changes, every
+    question and side together, apart where the truth lies on its bound (a ratio of 1: its
+    group tied with every other, or on top; a change of 0) and where it lies inside: on the
+    bound the truth is the same whatever the group's lead, so an interval that covers a tie at
+    its level covers a clear lead almost always."""
+    parts = checks["quantity"].str.extract(r"^((?:pooled_)?(?:change_)?(?:ll144_)?ratio)_(q\d)")
+    found = checks.assign(kind=parts[0], question=parts[1]).dropna(subset=["kind", "truth"])
+    change = found["kind"].str.contains("change")
+    on_bound = (found["truth"] - (~change).astype(float)).abs() < 1e-9
+    every = on_bound.groupby([found[k] for k in ("audit", "occupation", "kind", "question")])
+    tied = every.transform("all") & ~change
+    where = np.select(
+        [tied, on_bound & ~change, on_bound], ["1, a tie", "1, on top", "0"], "inside"
+    )
+    labelled = found.assign(quantity=found["kind"] + ", truth " + where)
+    return coverage(labelled).set_index("quantity")[["checks", "coverage"]]
+
+
+def run(job: Job) -> tuple[str, pd.DataFrame, pd.DataFrame, float, pd.DataFrame, pd.DataFrame]:
     shifts = {} if job.null else solved_shifts(job.position, job.name_params)
     report = validate_config({"models": {"b": {"backend": "simulated", "model": "b"}}})["report"]
     words = ["paper", *WORDINGS] if job.wordings else ["paper"]
@@ -147,6 +168,7 @@ def run(job: Job) -> tuple[str, pd.DataFrame, pd.DataFrame, float, pd.DataFrame]
         rates.assign(design=job.label),
         seconds,
         leans(checks, job.label),
+        by_truth(checks),
     )
 
 
@@ -178,7 +200,7 @@ def print_pooled_flags(rates: pd.DataFrame) -> None:
 def print_seconds(results: list[tuple], audits: int, wall: float, jobs: int) -> None:
     """Each design's seconds per hundred audits (its result's last field), and the wall time."""
     print("\n## Seconds per hundred audits\n")
-    for label, _, _, seconds, _ in results:
+    for label, _, _, seconds, *_ in results:
         print(f"- {label}: {100 * seconds / audits:.0f} s")
     print(f"\nwall: {wall:.0f} s with {jobs} processes")
 
@@ -228,12 +250,14 @@ def main() -> None:
     )
     print_pooled_flags(rates[rates["reading"].str.startswith("log_odds_")])
     print("\n## Impact ratios under 1: how low they read (truth - estimate) and ratio_lean\n")
-    lean = pd.concat([r[-1] for r in results]).reset_index()
+    lean = pd.concat([r[4] for r in results]).reset_index()
     print(
         lean[["design", "table", "truth_is", "ratios", "reads_low", "lean"]]
         .round(3)
         .to_markdown(index=False)
     )
+    print("\n## Impact ratios and their changes: coverage where the truth is on its bound\n")
+    print(pd.DataFrame({r[0]: r[5]["coverage"] for r in results}).round(3).to_markdown())
     print_seconds(results, args.audits, time.monotonic() - start, args.jobs)
 
 

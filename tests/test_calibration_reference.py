@@ -24,6 +24,11 @@ Rewritten on 2026-12-06 when the t reference took Satterthwaite's degrees of fre
 crossed variance's parts (crossed.satterthwaite_df; docs/calibration.md, "Degrees of freedom
 that follow the variance"): 163 of 974 intervals narrowed (median width 0.80 of before), no
 estimate moved, and 2 verdicts moved from inconclusive to differs.
+Rewritten on 2026-12-07 when the pooled model gained each name's own effect per occupation
+(analysis/pooled.py; docs/calibration.md, "The pooled model with each name's own effect per
+occupation"): its 28 intervals moved (median width 1.18 of before, the overall effects' the
+most) and one of its verdicts (an overall effect at 5 + 5 names in two wordings, from differs to
+inconclusive); nothing else moved.
 """
 
 from __future__ import annotations
@@ -96,12 +101,13 @@ def test_every_published_number_is_the_reference_codes(storage):
         assert (
             now[column].fillna("").astype(str).equals(reference[column].fillna("").astype(str))
         ), column
-    # the pooled model's variational fit stops at a gradient tolerance: its last digits move
-    # with the BLAS threads, so its rows are held to 1e-5 (it is not computed on arrays here)
+    # the pooled model's variational fit (L-BFGS-B) stops at its default tolerances: its fourth
+    # decimal moves with the BLAS threads and the order of the model's levels (as pandas stores
+    # strings), so its rows are held to 1e-3, far below any change of method
     fitted = now["quantity"].str.startswith("log_odds_").to_numpy()
     for column in ("estimate", "low", "high"):
         values, expected = now[column].to_numpy(float), reference[column].to_numpy(float)
-        for rows, tolerance in ((~fitted, 1e-12), (fitted, 1e-5)):
+        for rows, tolerance in ((~fitted, 1e-12), (fitted, 1e-3)):
             assert np.allclose(
                 values[rows], expected[rows], rtol=1e-9, atol=tolerance, equal_nan=True
             ), column

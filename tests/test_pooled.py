@@ -73,6 +73,23 @@ def test_the_interval_carries_the_uncertainty_of_the_names_sample():
     assert (overall["high"] - overall["low"]).mean() > 2.0  # about 2 x 1.96 x sqrt(2 / 5)
 
 
+def test_each_names_own_effect_in_an_occupation_widens_that_occupations_interval():
+    """Names that fare differently by occupation (each its own effect per occupation, sd 1):
+    the occupation's interval carries the sample of those effects, so it is wider than with
+    none, on the same draws of everything else, and still covers the planted effects."""
+    design = synthetic_design(OCCUPATIONS, 10, per_type=2)
+    widths, covered = {}, []
+    for interaction_sd in (0.0, 1.0):
+        planted = respondent(interaction_sd=interaction_sd)
+        step2, step3 = AuditSimulator(planted, design).audit(np.random.default_rng(5))
+        table = pooled_effects(step2, step3, design.instances, design.sides, REPORT)
+        each = table[table["occupation"] != ALL_OCCUPATIONS]
+        widths[interaction_sd] = (each["high"] - each["low"]).median()
+        covered += list((each["low"] <= 0) & (each["high"] >= 0))
+    assert widths[1.0] > 1.2 * widths[0.0]
+    assert np.mean(covered) >= 0.9
+
+
 def test_a_design_the_calibration_does_not_reach_is_not_fitted():
     assert fitted({}, MIN_NAMES - 1)[0].empty
     assert fitted({}, MIN_NAMES, both_orders=False)[0].empty  # position and group confounded

@@ -1,23 +1,27 @@
 """A pooled, model-based analysis: one mixed-effects logistic model of each question's answers.
 
 - Q1 (is the subject qualified?): Yes ~ group + listed first + attributes granted (+ wording),
-  with a random intercept per name, and per occupation a random intercept and a random group
-  effect;
+  with a random intercept per name and per name in each occupation (the name's own effect
+  there), and per occupation a random intercept and a random group effect;
 - Q2, and Q3's answers that name one person: "chose the A person" ~ A listed first (+ wording),
-  with random effects for the A name, the B name and the occupation (a choice's intercept is
-  its group effect, so the occupation's is a random group effect).
+  with random effects for the A name and the B name, each also per occupation, and the
+  occupation (a choice's intercept is its group effect, so the occupation's is a random group
+  effect).
 
 The group effect is a log-odds ratio of A over B: over all occupations (the fixed effect) and
-per occupation (the fixed effect plus the occupation's partially pooled deviation). Listing
-order is a fixed effect, so the effects are order-balanced; wordings enter as sum-coded fixed
-effects, so the effects are the mean over wordings.
+per occupation (the fixed effect plus the occupation's partially pooled deviation), each with
+the names' own effects in the occupation as they enter it (Q1: the A names' mean less the B
+names'). Listing order is a fixed effect, so the effects are order-balanced; wordings enter as
+sum-coded fixed effects, so the effects are the mean over wordings.
 
-The fit is statsmodels' BinomialBayesMixedGLM by variational Bayes. Its mean-field posterior
-treats the fixed effects as independent of the name effects, which leaves the uncertainty of
-the names' sample out of the group effect's posterior sd; the interval adds it back: the
-variance of the mean effect of n_A and n_B names drawn with the fitted name sds. Whether the
-intervals cover is measured by the calibration harness (docs/calibration.md), and the summary
-publishes the model only as far as that calibration shows it sound.
+The fit is statsmodels' BinomialBayesMixedGLM by variational Bayes (L-BFGS-B: with a level per
+name and occupation, BFGS's dense updates ran past 13 minutes at the paper's design). Its
+mean-field posterior treats the fixed effects as independent of the name effects, which leaves
+the uncertainty of the names' sample out of the group effect's posterior sd; the interval adds
+it back: the variance of the mean effect of n_A and n_B names drawn with the fitted name sds,
+and in an occupation of the mean own effect of its names. Whether the intervals cover is
+measured by the calibration harness (docs/calibration.md), and the summary publishes the model
+only as far as that calibration shows it sound.
 """
 
 from __future__ import annotations
@@ -108,8 +112,6 @@ def fit_question(rows: pd.DataFrame, question: str, settings: Mapping) -> pd.Dat
     if question == "q1":
         formula, effect = "y ~ group + first + granted" + wording, "group"
         names = {"name": "0 + C(name)"}
-        by_group = rows.groupby(rows["group"] > 0)["name"].nunique()
-        name_counts = {"name": tuple(by_group)}
         occupation = {
             "occupation_level": "0 + C(occupation)",
             "occupation": "0 + C(occupation):group",
@@ -117,34 +119,40 @@ def fit_question(rows: pd.DataFrame, question: str, settings: Mapping) -> pd.Dat
     else:
         formula, effect = "y ~ first" + wording, "Intercept"
         names = {"name_a": "0 + C(name_a)", "name_b": "0 + C(name_b)"}
-        name_counts = {part: (rows[part].nunique(),) for part in names}
         occupation = {"occupation": "0 + C(occupation)"}
     titles = sorted(rows["occupation"].unique())
+    # each name's own effect in each occupation, where there are several
+    own = {f"{part}_own": f"0 + C({part}):C(occupation)" for part in names}
     if len(titles) < 2:
-        occupation = {}
+        occupation, own = {}, {}
     from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
 
-    model = BinomialBayesMixedGLM.from_formula(formula, {**occupation, **names}, rows)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        fit = model.fit_vb()
-    converged = bool(fit.optim_retvals.success) and not caught
+    model = BinomialBayesMixedGLM.from_formula(formula, {**occupation, **names, **own}, rows)
+    fit, converged = _fitted(model)
     index = model.exog_names.index(effect)
     sds = dict(zip(model.vcp_names, np.exp(fit.vcp_mean), strict=True))
     # the names' sample, which the mean-field posterior leaves out of the fixed effect
-    name_variance = sum(
-        sds[part] ** 2 * sum(1 / count for count in counts) for part, counts in name_counts.items()
-    )
-    overall_var = fit.fe_sd[index] ** 2 + name_variance
+    overall_var = fit.fe_sd[index] ** 2 + _sample_variance(sds, _name_counts(rows, question))
     z = norm.ppf((1 + settings["confidence"]) / 2)
     estimates = [(ALL_OCCUPATIONS, fit.fe_mean[index], overall_var)]
     if occupation:
         deviations = fit.random_effects("occupation")  # one per title, in sorted order
         if not all(f"[{t}]" in label for t, label in zip(titles, deviations.index, strict=True)):
             raise RuntimeError(f"the model's occupations {list(deviations.index)} are not {titles}")
+        contrasts = [_own_contrast(fit, rows, question, title, sds) for title in titles]
+        # the overall effect carries the mean of the occupations' own-effect samples, their
+        # variance counted as if the occupations shared them: with few occupations the fit
+        # splits a name's effect between its shared and its own ones at will
+        estimates[0] = (
+            ALL_OCCUPATIONS,
+            fit.fe_mean[index] + np.mean([shift for shift, _ in contrasts]),
+            overall_var + np.mean([variance for _, variance in contrasts]),
+        )
         estimates += [
-            (title, fit.fe_mean[index] + mean, overall_var + sd**2)
-            for title, mean, sd in zip(titles, deviations["Mean"], deviations["SD"], strict=True)
+            (title, fit.fe_mean[index] + mean + shift, overall_var + sd**2 + variance)
+            for title, mean, sd, (shift, variance) in zip(
+                titles, deviations["Mean"], deviations["SD"], contrasts, strict=True
+            )
         ]
     table = pd.DataFrame(estimates, columns=["occupation", "log_odds", "variance"])
     sd = np.sqrt(table.pop("variance"))
@@ -166,6 +174,58 @@ def fit_question(rows: pd.DataFrame, question: str, settings: Mapping) -> pd.Dat
         ],
         converged=converged,
     )[COLUMNS]
+
+
+def _fitted(model) -> tuple:
+    """The variational fit of ``model`` by L-BFGS-B, and whether it converged: the optimiser
+    says so, every value is finite and nothing warned. A trial step of the line search may
+    overflow exp() on its way (it did in 1 of 3 fits at the paper's design): not a failure."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = model.fit_vb(fit_method="L-BFGS-B")
+    failures = [w for w in caught if "overflow" not in str(w.message)]
+    finite = np.isfinite(fit.fe_sd).all() and np.isfinite(fit.vcp_mean).all()
+    return fit, bool(fit.optim_retvals.success) and finite and not failures
+
+
+def _name_counts(rows: pd.DataFrame, question: str) -> dict[str, tuple[int, ...]]:
+    """Per name component, the number of names of each side it draws its effect from: Q1's
+    one component over the A and the B names, Q2's and Q3's one per side."""
+    if question == "q1":
+        return {"name": tuple(rows.groupby(rows["group"] > 0)["name"].nunique())}
+    return {part: (rows[part].nunique(),) for part in ("name_a", "name_b")}
+
+
+def _sample_variance(sds: Mapping, counts: Mapping, suffix: str = "") -> float:
+    """The variance of the mean effect of the sampled names, a component's fitted sd (its name
+    + ``suffix``) squared over each side's count of names."""
+    return sum(
+        sds[part + suffix] ** 2 * sum(1 / n for n in sides) for part, sides in counts.items()
+    )
+
+
+def _own_contrast(
+    fit, rows: pd.DataFrame, question: str, title: str, sds: Mapping
+) -> tuple[float, float]:
+    """The names' own effects in one occupation, as they enter its group effect (Q1: the A
+    names' mean less the B names'; Q2, Q3: the mean of each side's, which add up), and the
+    variance that adds: their posterior sds and the sample of names they come from."""
+    here = rows[rows["occupation"] == title]
+    counts = _name_counts(here, question)
+    shift, variance = 0.0, _sample_variance(sds, counts, "_own")
+    for part in counts:
+        effects = fit.random_effects(f"{part}_own")
+        effects = effects[effects.index.str.endswith(f"C(occupation)[{title}]")]
+        signs = np.ones(len(effects))
+        if question == "q1":
+            side = here.groupby("name")["group"].first()
+            named = effects.index.str.extract(r"^C\(name\)\[(.*)\]:", expand=False)
+            signs = np.sign(side.reindex(named).to_numpy())
+        for sign in (1.0, -1.0) if question == "q1" else (1.0,):
+            at = signs == sign
+            shift += sign * effects["Mean"].to_numpy()[at].mean()
+            variance += np.square(effects["SD"].to_numpy()[at]).sum() / at.sum() ** 2
+    return shift, variance
 
 
 def pooled_effects(

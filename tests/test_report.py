@@ -6,7 +6,6 @@ import re
 import pandas as pd
 import pytest
 
-from hiremeornot.analysis.findings import model_findings
 from hiremeornot.analysis.power import design_power, detectable, names_needed, pairs_needed
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS, CONFOUNDED
 from hiremeornot.design.contrasts import GENDER, GENDER_CONTRAST
@@ -14,7 +13,7 @@ from hiremeornot.writing.differences import design_caveats
 from hiremeornot.writing.estimate import power_markdown
 from hiremeornot.writing.markdown import markdown_table
 from hiremeornot.writing.summary import model_summary, pooled_sentence
-from tests.helpers.report_tables import ANSWERED, CONSTRAINED, NOT_ASKED, REPORT, found, tables
+from tests.helpers.report_tables import REPORT, found, tables
 
 
 def test_one_order_is_called_confounded_and_makes_no_gender_claim():
@@ -220,16 +219,7 @@ def test_one_markdown_table_escapes_a_bar_in_any_cell_or_header():
 )
 def test_the_constraint_caveat_says_which_questions_were_asked_free(mode, free, held):
     metrics, tests, position = tables("female_first+male_first", 10, "differs")
-    findings = model_findings(
-        metrics,
-        tests,
-        position,
-        ANSWERED,
-        NOT_ASKED,
-        model={**CONSTRAINED, "answers_mode": mode},
-        settings=REPORT,
-        contrast=GENDER_CONTRAST,
-    )
+    findings = found(metrics, tests, position, mode)
     note = design_caveats(findings, REPORT, GENDER_CONTRAST)[4]
     assert free in note and "selected sample" in note and "Every answer was held" not in note
     assert (held in note) if held else "held" not in note
@@ -245,16 +235,7 @@ def test_the_constraint_caveat_says_which_questions_were_asked_free(mode, free, 
 def test_metrics_without_probabilities_say_why_not_nan(mode, why):
     metrics, tests, position = tables("female_first+male_first", 10, "differs")
     bare = metrics.assign(confirmation_p=float("nan"), consistency_p=float("nan"))
-    findings = model_findings(
-        bare,
-        tests,
-        position,
-        ANSWERED,
-        NOT_ASKED,
-        model={**CONSTRAINED, "answers_mode": mode},
-        settings=REPORT,
-        contrast=GENDER_CONTRAST,
-    )
+    findings = found(bare, tests, position, mode)
     text = model_summary(bare, tests, findings, REPORT, GENDER_CONTRAST)
     assert not re.search(r"\bnan\b", text)
     assert f"Confirmation: median 0.500 (range 0.500-0.500); from the probabilities: {why}." in (

@@ -113,15 +113,16 @@ def tables(orders, names, verdict, difference=0.9):
     return metrics, tests, position
 
 
-def found(metrics, tests, position):
-    """The findings of these tables, of a model whose answers were all measured, none forced."""
+def found(metrics, tests, position, mode="constrained"):
+    """The findings of these tables, of a model whose answers were all measured, none forced,
+    asked in ``mode`` (answers.mode)."""
     return model_findings(
         metrics,
         tests,
         position,
         ANSWERED,
         NOT_ASKED,
-        model=CONSTRAINED,
+        model={**CONSTRAINED, "answers_mode": mode},
         settings=REPORT,
         contrast=GENDER_CONTRAST,
     )

@@ -139,7 +139,8 @@ def fit_question(rows: pd.DataFrame, question: str, settings: Mapping) -> pd.Dat
         deviations = fit.random_effects("occupation")  # one per title, in sorted order
         if not all(f"[{t}]" in label for t, label in zip(titles, deviations.index, strict=True)):
             raise RuntimeError(f"the model's occupations {list(deviations.index)} are not {titles}")
-        contrasts = [_own_contrast(fit, rows, question, title, sds) for title in titles]
+        own_effects = {part: fit.random_effects(f"{part}_own") for part in own_parts(question)}
+        contrasts = [_own_contrast(own_effects, rows, question, t, sds) for t in titles]
         # the overall effect carries the mean of the occupations' own-effect samples, their
         # variance counted as if the occupations shared them: with few occupations the fit
         # splits a name's effect between its shared and its own ones at will
@@ -193,7 +194,7 @@ def _name_counts(rows: pd.DataFrame, question: str) -> dict[str, tuple[int, ...]
     one component over the A and the B names, Q2's and Q3's one per side."""
     if question == "q1":
         return {"name": tuple(rows.groupby(rows["group"] > 0)["name"].nunique())}
-    return {part: (rows[part].nunique(),) for part in ("name_a", "name_b")}
+    return {part: (rows[part].nunique(),) for part in own_parts(question)}
 
 
 def _sample_variance(sds: Mapping, counts: Mapping, suffix: str = "") -> float:
@@ -204,8 +205,17 @@ def _sample_variance(sds: Mapping, counts: Mapping, suffix: str = "") -> float:
     )
 
 
+def own_parts(question: str) -> tuple[str, ...]:
+    """The name components of a question's model: Q1's one, Q2's and Q3's one per side."""
+    return ("name",) if question == "q1" else ("name_a", "name_b")
+
+
 def _own_contrast(
-    fit, rows: pd.DataFrame, question: str, title: str, sds: Mapping
+    own_effects: Mapping[str, pd.DataFrame],
+    rows: pd.DataFrame,
+    question: str,
+    title: str,
+    sds: Mapping,
 ) -> tuple[float, float]:
     """The names' own effects in one occupation, as they enter its group effect (Q1: the A
     names' mean less the B names'; Q2, Q3: the mean of each side's, which add up), and the
@@ -214,7 +224,7 @@ def _own_contrast(
     counts = _name_counts(here, question)
     shift, variance = 0.0, _sample_variance(sds, counts, "_own")
     for part in counts:
-        effects = fit.random_effects(f"{part}_own")
+        effects = own_effects[part]  # every occupation's: fit.random_effects, read once
         effects = effects[effects.index.str.endswith(f"C(occupation)[{title}]")]
         signs = np.ones(len(effects))
         if question == "q1":

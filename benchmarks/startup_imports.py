@@ -1,12 +1,16 @@
-"""What every Snakemake run and every step job pays in imports, before and after the respondent
-drew its name effects with scipy.special's normal quantile (not scipy.stats) and the drift check
-moved out of the step command's module.
+"""What every Snakemake run and every job pays in imports, before and after a change: the
+respondent's normal quantile from scipy.special and the drift check out of the step command's
+module (148f781), and the t and normal tails from scipy.special with the rest of scipy.stats and
+statsmodels imported where a test runs (analysis/distributions.py, after d56e63f).
 
 Each measurement is a fresh interpreter with the package of an old commit (default 148f781,
 taken with `git archive`) or of this checkout first on sys.path, the median of --repeat runs:
 
 - the plan, which the Snakefile imports (every run, every dry run);
-- the step command's module with the simulated backend (every step job of a simulated model).
+- the step command's module with the simulated backend (every step job of a simulated model);
+- the modules of the commands that shape, test, record and show a model's results (a job each
+  per model and contrast: granted, metrics, answer space, non-answers; statistics, findings,
+  pooled, truth; manifest, export; first page).
 
     python benchmarks/startup_imports.py [--old 148f781] [--repeat 7]
 """
@@ -26,6 +30,10 @@ from old_code import REPO, old_source  # benchmarks/old_code.py: this folder is 
 LOADS = {
     "the plan (every Snakemake run)": "import hiremeornot.plan",
     "a simulated step job": "import hiremeornot.cli.asking, hiremeornot.asking.backends.simulated",
+    "a job shaping the answers (cli.analysis)": "import hiremeornot.cli.analysis",
+    "a statistics job (cli.statistics)": "import hiremeornot.cli.statistics",
+    "a manifest or export job (cli.provenance)": "import hiremeornot.cli.provenance",
+    "the first page's job (cli.pages)": "import hiremeornot.cli.pages",
 }
 
 

@@ -130,6 +130,23 @@ def test_the_workflow_and_a_simulated_step_job_load_no_statistics_or_model_libra
     assert loaded_after(code, libraries) == set()
 
 
+def test_no_commands_module_loads_scipy_stats_or_statsmodels_before_a_test_runs():
+    """Every job pays its command module's imports; scipy.stats alone cost 1-2 s a job, so the
+    t and normal tails come from scipy.special (analysis/distributions.py) and the rest of
+    scipy.stats and statsmodels load inside the functions that test."""
+    modules = sorted({module for module, *_ in COMMANDS.values()})
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        found = pool.map(
+            lambda module: loaded_after(
+                f"import hiremeornot.cli.{module}", ("scipy.stats", "statsmodels")
+            ),
+            modules,
+        )
+        loaded = {module: heavy for module, heavy in zip(modules, found, strict=True) if heavy}
+    assert loaded == {}
+    assert loaded_after("import scipy.stats", ("scipy.stats",)) == {"scipy.stats"}  # the probe
+
+
 def test_every_command_names_a_module_of_the_cli_with_its_function():
     for name, (module, *_) in COMMANDS.items():
         function = f"cmd_{name.replace('-', '_')}"

@@ -28,10 +28,9 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as t_dist
-from statsmodels.stats.proportion import proportion_confint
 
 from hiremeornot.analysis.crossed import VarianceParts, crossed_variance_parts
+from hiremeornot.analysis.distributions import t_quantile, t_upper
 from hiremeornot.analysis.metrics import signed_readings
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS
 from hiremeornot.design.contrasts import Sides
@@ -189,16 +188,16 @@ def _fit(
         return {**fit, "outcome": "too few occupations"}, pd.DataFrame(columns=BAND_COLUMNS[1:])
     spread = CrossedFit(table, share)
     slope, (se,), df = spread.slope, *spread.spread(spread.slope_weights[:, None])
-    critical = t_dist.ppf((1 + settings["confidence"]) / 2, df)
+    critical = t_quantile((1 + settings["confidence"]) / 2, df)
     low, high = slope - critical * se, slope + critical * se
-    p_value = float(2 * t_dist.sf(abs(slope) / se, df)) if se > 0 else float(slope == 0)
+    p_value = float(2 * t_upper(abs(slope) / se, df)) if se > 0 else float(slope == 0)
     fields = {
         **fit,
         "slope": slope,
         "slope_low": low,
         "slope_high": high,
         "slope_p": p_value,
-        "detectable_slope": (critical + t_dist.ppf(POWER, df)) * se,
+        "detectable_slope": (critical + t_quantile(POWER, df)) * se,
         "correlation": spread.correlation(slope),
         "correlation_low": spread.correlation(low),
         "correlation_high": spread.correlation(high),
@@ -299,6 +298,8 @@ def _against_counts(matched: pd.DataFrame, measure: str, confidence: float) -> d
     count, total = int(against[rated].sum()), int(rated.sum())
     fields = {"against": count, "rated": total}
     if total:
+        from statsmodels.stats.proportion import proportion_confint  # where it runs
+
         low, high = proportion_confint(count, total, alpha=1 - confidence, method="wilson")
         fields |= {"against_share": count / total, "against_low": low, "against_high": high}
     if measure == "difference":

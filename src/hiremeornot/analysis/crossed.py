@@ -30,8 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as t_dist
 
+from hiremeornot.analysis.distributions import t_quantile
 from hiremeornot.design.contrasts import Sides
 
 
@@ -105,7 +105,7 @@ class CrossedMeans:
         if not self.can_reject(confidence):
             shape = self.estimate.shape
             return np.broadcast_to(lowest, shape).copy(), np.broadcast_to(highest, shape).copy()
-        half = t_dist.ppf((1 + confidence) / 2, self.df) * self.se
+        half = t_quantile((1 + confidence) / 2, self.df) * self.se
         return (
             np.clip(self.estimate - half, lowest, highest),
             np.clip(self.estimate + half, lowest, highest),

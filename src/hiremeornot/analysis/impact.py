@@ -42,8 +42,8 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
+from hiremeornot.analysis.distributions import normal_quantile
 from hiremeornot.analysis.metrics import q1_yes_probability
 from hiremeornot.analysis.selection_variance import (
     difference_spread,
@@ -319,7 +319,7 @@ def detectable_ratio(lean: np.ndarray, confidence: float, power: float = 0.8) ->
     (z of the interval + z of the power) standard deviations of D over the reference rate,
     read back from ``ratio_lean`` (sqrt(2 / pi) of them); a normal approximation."""
     spread = np.asarray(lean, dtype=float) / np.sqrt(2 / np.pi)
-    return 1 - (norm.ppf((1 + confidence) / 2) + norm.ppf(power)) * spread
+    return 1 - (normal_quantile((1 + confidence) / 2) + normal_quantile(power)) * spread
 
 
 def impact_ratios(

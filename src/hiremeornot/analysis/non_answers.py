@@ -36,8 +36,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from statsmodels.stats.proportion import proportion_confint
 
 from hiremeornot.analysis.crossed import crossed_mean
 from hiremeornot.analysis.stats import difference_p_value
@@ -174,6 +172,8 @@ def _instances_left_out(step2: pd.DataFrame, step3: pd.DataFrame) -> pd.DataFram
 
 
 def _rate(question: str, occupation: str, kind: str, missing: pd.Series, confidence: float) -> dict:
+    from statsmodels.stats.proportion import proportion_confint  # where it runs (distributions)
+
     count, asked = int(missing.sum()), len(missing)
     low, high = (
         proportion_confint(count, asked, alpha=1 - confidence, method="wilson")
@@ -198,6 +198,8 @@ def between_groups(
     """The groups' rates over their names, and the difference A - B with its Welch interval
     and permutation p (NaN where a group has fewer than two names, or no name differs; the
     interval also where no group's names differ among themselves)."""
+    from scipy import stats  # scipy.stats where it runs (analysis/distributions.py)
+
     per_name = missing.astype(float).groupby([table[sides.attribute], table["subject"]]).mean()
     shares = [per_name.get(side, pd.Series(dtype=float)).to_numpy() for side in sides.labels]
     a, b = sides.labels

@@ -31,8 +31,8 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
+from hiremeornot.analysis.distributions import normal_quantile, normal_upper
 from hiremeornot.analysis.stats import ALL_OCCUPATIONS, q_values
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.errors import InputError
@@ -133,7 +133,7 @@ def fit_question(rows: pd.DataFrame, question: str, settings: Mapping) -> pd.Dat
     sds = dict(zip(model.vcp_names, np.exp(fit.vcp_mean), strict=True))
     # the names' sample, which the mean-field posterior leaves out of the fixed effect
     overall_var = fit.fe_sd[index] ** 2 + _sample_variance(sds, _name_counts(rows, question))
-    z = norm.ppf((1 + settings["confidence"]) / 2)
+    z = normal_quantile((1 + settings["confidence"]) / 2)
     estimates = [(ALL_OCCUPATIONS, fit.fe_mean[index], overall_var)]
     if occupation:
         deviations = fit.random_effects("occupation")  # one per title, in sorted order
@@ -157,7 +157,7 @@ def fit_question(rows: pd.DataFrame, question: str, settings: Mapping) -> pd.Dat
         ]
     table = pd.DataFrame(estimates, columns=["occupation", "log_odds", "variance"])
     sd = np.sqrt(table.pop("variance"))
-    p_values = 2 * norm.sf(np.abs(table["log_odds"]) / sd)
+    p_values = 2 * normal_upper(np.abs(table["log_odds"]) / sd)
     # one family: the overall effect and every occupation's (the overall one tested on its
     # own beside BH across occupations flagged something in up to 2 alpha of null audits)
     q = q_values(p_values)

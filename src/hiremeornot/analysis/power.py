@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
-from scipy.stats import t as t_dist
 
 from hiremeornot.analysis.crossed import random_units, smallest_p
+from hiremeornot.analysis.distributions import t_quantile
 from hiremeornot.analysis.stats import flaggable_at_floor
 from hiremeornot.design.contrasts import Sides
 
@@ -33,7 +33,7 @@ MOST_NAMES = 10_000
 
 def _multiplier(df: float, alpha: float) -> float:
     """(t quantile at 1 - alpha/2 + t quantile at the power) on df degrees of freedom."""
-    return float(t_dist.ppf(1 - alpha / 2, df) + t_dist.ppf(POWER, df))
+    return float(t_quantile(1 - alpha / 2, df) + t_quantile(POWER, df))
 
 
 def detectable(n: float, names: int, *, alpha: float, wordings: int = 1) -> float:

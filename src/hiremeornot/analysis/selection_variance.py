@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as t_dist
 
 from hiremeornot.analysis.crossed import (
     VarianceParts,
@@ -42,6 +41,7 @@ from hiremeornot.analysis.crossed import (
     satterthwaite_df,
     sign_test_floor,
 )
+from hiremeornot.analysis.distributions import t_quantile, t_upper
 
 if TYPE_CHECKING:
     from hiremeornot.analysis.impact import Cells
@@ -177,7 +177,7 @@ class Spread:
         the test's floor with so few units is at or above 1 - confidence (the whole range)."""
         if not can_reject(self.units, confidence):
             return np.inf
-        return float(t_dist.ppf((1 + confidence) / 2, self.df))
+        return float(t_quantile((1 + confidence) / 2, self.df))
 
     def bounds(self, estimate: float, confidence: float) -> tuple[float, float]:
         half = self.reach(confidence) * self.se
@@ -188,7 +188,7 @@ class Spread:
         these units."""
         if self.units < 2:
             return 1.0
-        p = 2 * t_dist.sf(abs(estimate) / self.se, self.df) if self.se > 0 else float(estimate == 0)
+        p = 2 * t_upper(abs(estimate) / self.se, self.df) if self.se > 0 else float(estimate == 0)
         return float(max(p, sign_test_floor(self.units)))
 
 

@@ -28,10 +28,9 @@ from collections.abc import Hashable
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from scipy.stats import binomtest, false_discovery_control
-from scipy.stats import t as t_dist
 
 from hiremeornot.analysis.crossed import CrossedMeans, crossed_mean, crossed_means
+from hiremeornot.analysis.distributions import t_upper
 from hiremeornot.analysis.metrics import signed_readings
 from hiremeornot.design.contrasts import Sides
 from hiremeornot.design.dataset import instance_order
@@ -103,7 +102,7 @@ def difference_p_value(estimate: float, se: float, df: float, *, floor: float) -
     below ``floor``."""
     if df < 1 or estimate == 0:
         return 1.0
-    return float(min(1.0, max(2 * t_dist.sf(abs(estimate) / se, df), floor)))
+    return float(min(1.0, max(2 * t_upper(abs(estimate) / se, df), floor)))
 
 
 def equivalence_p_value(
@@ -116,7 +115,7 @@ def equivalence_p_value(
     which the tables do not show)."""
     if df < 1:
         return 1.0
-    p = max(t_dist.sf((margin - estimate) / se, df), t_dist.sf((estimate + margin) / se, df))
+    p = max(t_upper((margin - estimate) / se, df), t_upper((estimate + margin) / se, df))
     return float(min(1.0, max(2 * p, floor)))
 
 
@@ -135,6 +134,8 @@ def verdict(*, significant: bool, equivalent: bool, one_order: bool) -> str:
 
 def q_values(p_values) -> np.ndarray:
     """Benjamini-Hochberg q-values of a sequence of p-values (empty for none)."""
+    from scipy.stats import false_discovery_control  # scipy.stats where it runs (distributions)
+
     p_values = np.asarray(p_values, dtype=float)
     return false_discovery_control(p_values, method="bh") if len(p_values) else p_values
 
@@ -259,6 +260,8 @@ def _reading_tables(
 
 def _sign_test(k: int, other: int) -> float:
     """Two-sided exact binomial p-value of k successes in k + other trials at p = 1/2."""
+    from scipy.stats import binomtest  # scipy.stats where it runs (distributions)
+
     if k + other == 0:
         return 1.0
     return float(binomtest(int(k), int(k + other), p=0.5).pvalue)

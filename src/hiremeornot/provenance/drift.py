@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
 from hiremeornot.analysis.metrics import answer_probabilities
 from hiremeornot.analysis.truth import poisson_binomial
@@ -213,6 +212,8 @@ def findings(drift: Drift) -> dict[str, Any]:
     tested`` or ``no drift``, ``drifted_by`` what showed drift (``answers`` changed at
     temperature 0, fewer agreeing than ``sampling`` alone gives, the served ``model id``, the
     ``fingerprint``)."""
+    from scipy.stats import binomtest  # scipy.stats where it runs (analysis/distributions.py)
+
     questions = drift.questions
     n = len(questions)
     agree = int(questions["agree"].sum())

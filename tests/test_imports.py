@@ -94,6 +94,14 @@ def loaded_after(code: str, libraries: tuple[str, ...] = HEAVY) -> set[str]:
     return set(json.loads(result.stdout.splitlines()[-1]))
 
 
+def loaded_by_each(modules: list[str], libraries: tuple[str, ...] = HEAVY) -> dict[str, set]:
+    """Each module's heavy ``libraries`` loaded by importing it alone (loaded_after), four
+    interpreters at a time."""
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        found = pool.map(lambda module: loaded_after(f"import {module}", libraries), modules)
+        return dict(zip(modules, found, strict=True))
+
+
 @pytest.mark.slow
 def test_only_the_drawing_modules_load_matplotlib():
     modules = [
@@ -103,9 +111,7 @@ def test_only_the_drawing_modules_load_matplotlib():
     ]
     # all of them in one interpreter; only if that loads matplotlib, one each to name the culprits
     if "matplotlib" in loaded_after("\n".join(f"import {module}" for module in modules)):
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            found = pool.map(lambda module: loaded_after(f"import {module}"), modules)
-            loaded = dict(zip(modules, found, strict=True))
+        loaded = loaded_by_each(modules)
         drawing = sorted(module for module, heavy in loaded.items() if "matplotlib" in heavy)
         assert drawing == [], drawing
         raise AssertionError("matplotlib loads with the modules together, with none alone")
@@ -134,16 +140,9 @@ def test_no_commands_module_loads_scipy_stats_or_statsmodels_before_a_test_runs(
     """Every job pays its command module's imports; scipy.stats alone cost 1-2 s a job, so the
     t and normal tails come from scipy.special (analysis/distributions.py) and the rest of
     scipy.stats and statsmodels load inside the functions that test."""
-    modules = sorted({module for module, *_ in COMMANDS.values()})
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        found = pool.map(
-            lambda module: loaded_after(
-                f"import hiremeornot.cli.{module}", ("scipy.stats", "statsmodels")
-            ),
-            modules,
-        )
-        loaded = {module: heavy for module, heavy in zip(modules, found, strict=True) if heavy}
-    assert loaded == {}
+    modules = sorted({f"hiremeornot.cli.{module}" for module, *_ in COMMANDS.values()})
+    loaded = loaded_by_each(modules, ("scipy.stats", "statsmodels"))
+    assert {module: heavy for module, heavy in loaded.items() if heavy} == {}
     assert loaded_after("import scipy.stats", ("scipy.stats",)) == {"scipy.stats"}  # the probe
 
 

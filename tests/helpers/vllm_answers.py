@@ -1,7 +1,8 @@
 """One model answers a list of questions in one start of its backend, in the model's own
 environment (``venv``): how the vLLM tests put the same prompts to other engine layouts (two
 pipeline stages, tensor parallel) without a workflow job per step, each of which starts the
-engine again (a minute or more on CPUs).
+engine again (a minute or more on CPUs). The engine runs in the answering process
+(ENGINE_IN_PROCESS).
 
 ``answer_in_one_start`` runs this module as a script (``python -m tests.helpers.vllm_answers
 FOLDER``) with the model's interpreter: it reads ``FOLDER/settings.json`` and
@@ -19,6 +20,7 @@ from typing import Any
 
 from hiremeornot.asking.backends import Request, load_backend
 from hiremeornot.config import model_settings
+from tests.helpers.servers import ENGINE_IN_PROCESS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,7 +36,8 @@ def answer_in_one_start(
     asked = [[request.prompt, list(request.choices), request.free_tokens] for request in requests]
     (folder / "requests.json").write_text(json.dumps(asked))
     python = Path(settings["venv"], "bin", "python") if settings.get("venv") else sys.executable
-    environment = {**os.environ, "OMP_NUM_THREADS": str(settings.get("threads", 1))}
+    threads = str(settings.get("threads", 1))
+    environment = {**os.environ, **ENGINE_IN_PROCESS, "OMP_NUM_THREADS": threads}
     log = folder / "answer.log"
     with log.open("w") as stream:
         command = [str(python), "-m", "tests.helpers.vllm_answers", str(folder)]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hiremeornot.asking import backends
 from hiremeornot.config import CONSTRAINED, answers_mode, model_keys
@@ -16,6 +17,9 @@ from hiremeornot.errors import InputError
 from hiremeornot.inputs.names import name_files
 from hiremeornot.inputs.occupations import select_occupations, shard_titles
 from hiremeornot.inputs.workforce import share_map
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DOWNLOADS = "results/downloads"
 # The default share table, under the data root (FiveThirtyEight's layout).
@@ -169,9 +173,19 @@ def listing_orders(config: dict, sides: Sides) -> list[str]:
     return [order for index, order in enumerate(sides.orders) if index in chosen]
 
 
-def selected_occupations(config: dict):
+def selected_occupations(config: dict) -> pd.DataFrame:
+    """The audited occupations (select_occupations), read once per version of the table: a
+    dry run asks for them some thirty times."""
     occ = config["occupations"]
-    return select_occupations(occ["table"], occ["select"])
+    table = Path(occ["table"])
+    version = (table.stat().st_mtime_ns, table.stat().st_size) if table.is_file() else None
+    select = occ["select"] if isinstance(occ["select"], str) else tuple(occ["select"])
+    return _selected_occupations(str(table), version, select).copy()
+
+
+@functools.lru_cache(maxsize=8)
+def _selected_occupations(table: str, version: object, select: str | tuple[str, ...]):
+    return select_occupations(table, select if isinstance(select, str) else list(select))
 
 
 def shard_count(config: dict, model: str) -> int:

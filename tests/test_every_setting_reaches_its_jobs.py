@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import fnmatch
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ import yaml
 from hiremeornot.asking.backends.location import locate
 from hiremeornot.config import model_keys, validate_config
 from tests.conftest import needs_data
+from tests.helpers.dry_runs import dry_runs
 from tests.helpers.workflow_runs import (
     EMBEDDED,
     MODEL,
@@ -28,7 +28,6 @@ from tests.helpers.workflow_runs import (
     TINY,
     copy_run,
     planned_jobs,
-    snakemake,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.workflow, needs_data]
@@ -180,11 +179,15 @@ def test_every_setting_is_classified_once():
             validate_config(with_edit(key, edited_value(key, VALUES[key])))  # a valid edit
 
 
-def dry_run(run: Path, folder: Path, key: str, value: object):
-    path = folder / f"{key}.yaml"
-    path.write_text(yaml.safe_dump(with_edit(key, value)))
-    # the edited config replaces the run's: Snakemake merges --configfile files in order
-    return snakemake(run, "--configfile", str(path), "-n", check=False)
+def edited_configs(folder: Path, edits: dict[str, object]) -> list[list[str]]:
+    """Snakemake's arguments that put each edited config in place of the run's (it merges
+    --configfile files in order)."""
+    arguments = []
+    for key, value in edits.items():
+        path = folder / f"{key}.yaml"
+        path.write_text(yaml.safe_dump(with_edit(key, value)))
+        arguments.append(["--configfile", str(path)])
+    return arguments
 
 
 def test_editing_any_setting_reruns_what_it_can_change(tiny_run, tmp_path):
@@ -193,10 +196,8 @@ def test_editing_any_setting_reruns_what_it_can_change(tiny_run, tmp_path):
     folder = tmp_path / "configs"
     folder.mkdir()
     edits = {key: edited_value(key, VALUES[key]) for key in KEYS}
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        results = dict(
-            zip(edits, pool.map(lambda k: dry_run(run, folder, k, edits[k]), edits), strict=True)
-        )
+    finished = dry_runs(run, edited_configs(folder, edits), tmp_path / "dry-runs")
+    results = dict(zip(edits, finished, strict=True))
     wrong = []
     for key, result in results.items():
         output = result.stdout + result.stderr

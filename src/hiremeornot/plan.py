@@ -178,7 +178,8 @@ def selected_occupations(config: dict) -> pd.DataFrame:
     dry run asks for them some thirty times."""
     occ = config["occupations"]
     table = Path(occ["table"])
-    version = (table.stat().st_mtime_ns, table.stat().st_size) if table.is_file() else None
+    status = table.stat() if table.is_file() else None
+    version = (status.st_mtime_ns, status.st_size) if status else None
     select = occ["select"] if isinstance(occ["select"], str) else tuple(occ["select"])
     return _selected_occupations(str(table), version, select).copy()
 

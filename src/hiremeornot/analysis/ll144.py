@@ -207,9 +207,10 @@ def weighted_medians(ordered: np.ndarray, weights: np.ndarray) -> np.ndarray:
     middle = np.concatenate([(total + 1) // 2, total // 2 + 1], axis=1)  # 1-based ranks
     # the first value whose running count reaches each rank: one search of every row at once,
     # each row's counts lifted above the row before's
-    lift = (total.max() + 1) * np.arange(len(weights))[:, None]
+    rows = np.arange(len(weights))[:, None]
+    lift = (total.max() + 1) * rows
     found = np.searchsorted((cumulative + lift).ravel(), middle + lift)
-    at = np.minimum(found - weights.shape[1] * np.arange(len(weights))[:, None], len(ordered) - 1)
+    at = np.minimum(found - weights.shape[1] * rows, len(ordered) - 1)
     medians = ordered[at].mean(axis=1)
     return np.where(total[:, 0] > 0, medians, np.nan)
 

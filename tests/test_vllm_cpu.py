@@ -254,11 +254,12 @@ def test_vllms_server_in_the_workflow_answers_as_the_offline_engine(served_run, 
 def test_vllms_server_under_json_schema_answers_within_the_answer_space(tiny_run, offline, served):
     """Under json_schema the model writes a JSON object ({"answer": ...}) around its answer, so
     it answers after other tokens than the offline engine's: answers may differ (docs say how
-    often), but every one is a choice, with its log-probability; the server names itself."""
+    often), but every one is a choice, with its log-probability; the server names itself. Every
+    fourth of Step 1's questions by prompt (22 of 88): each takes seconds on two CPU cores."""
     questions = by_prompt(tiny_run / "results", MODEL, "step1")
     settings = {**SERVED, "base_url": served, "constraint": "json_schema"}
     backend = load_backend("openai", model_settings(settings))
-    pairs = list(zip(questions["prompt"], questions["choices"], strict=True))
+    pairs = list(zip(questions["prompt"], questions["choices"], strict=True))[::4]
     responses = backend.answer([Request(prompt, tuple(choices)) for prompt, choices in pairs])
     for response, (_, choices) in zip(responses, pairs, strict=True):
         assert response.answer in choices

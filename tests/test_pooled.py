@@ -101,3 +101,50 @@ def test_step2_tables_without_the_granted_count_are_named():
     with pytest.raises(InputError, match="no granted column"):
         pooled_effects(step2.drop(columns="granted"), step3, design.instances, design.sides, REPORT)
     assert isinstance(step3, pd.DataFrame)
+
+
+def q1_model(names: int = 6):
+    """The Q1 model of a simulated audit of the six occupations, as fit_question builds it."""
+    from hiremeornot.analysis.pooled import q1_rows
+    from hiremeornot.analysis.vb_gradient import SummedGradientGLM
+
+    design = synthetic_design(OCCUPATIONS, names, per_type=2)
+    step2, _ = AuditSimulator(respondent(position=0.5), design).audit(np.random.default_rng(3))
+    rows = q1_rows(step2, design.instances, design.sides)
+    effects = {"occupation": "0 + C(occupation):group", "name": "0 + C(name)"}
+    effects["name_own"] = "0 + C(name):C(occupation)"
+    return SummedGradientGLM.from_formula("y ~ group + first + granted", effects, rows)
+
+
+def test_the_summed_gradient_is_statsmodels_gradient():
+    """vb_gradient's ELBO gradient, at random points, is statsmodels' own to rounding."""
+    from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
+
+    model = q1_model()
+    assert type(model).__name__ == "SummedGradientGLM"
+    size = model.k_fep + model.k_vcp + model.k_vc
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        mean, sd = rng.normal(0, 0.5, size), np.exp(rng.normal(-0.5, 0.3, size))
+        summed = model.vb_elbo_grad(mean, sd)
+        own = BinomialBayesMixedGLM.vb_elbo_grad(model, mean, sd)
+        for mine, theirs in zip(summed, own, strict=True):
+            np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-10)
+
+
+def test_the_fit_does_not_depend_on_its_start():
+    """From statsmodels' random starts the fit stops where the ELBO is flat and the effects still
+    move (by up to 4e-3, benchmarks/pooled_fit_speed.py); the published fit's stopping rule
+    takes it to the same effects from any start, and its own start is fixed."""
+    from hiremeornot.analysis.pooled import FIT_OPTIONS, _fitted
+
+    model = q1_model()
+    fit, converged = _fitted(model)
+    assert converged
+    assert np.array_equal(_fitted(model)[0].fe_mean, fit.fe_mean)
+    size = model.k_fep + model.k_vcp + model.k_vc
+    for seed in (1, 2):
+        start = np.exp(-0.5 + 0.1 * np.random.default_rng(seed).normal(size=size))
+        other = model.fit_vb(sd=start, fit_method="L-BFGS-B", minim_opts=FIT_OPTIONS)
+        np.testing.assert_allclose(other.fe_mean, fit.fe_mean, atol=1e-5)
+        np.testing.assert_allclose(other.fe_sd, fit.fe_sd, atol=1e-5)

@@ -4,8 +4,9 @@ statsmodels' gradient (``_VariationalBayesMixedGLM.vb_elbo_grad_base``) multipli
 matrices at each of its ten quadrature points, building a new sparse matrix for the random
 effects' sd at each; the products are linear in what each point contributes, so this sums the
 points' contributions first and multiplies once. The value is statsmodels' up to rounding
-(tests/test_pooled.py compares them), and a fit takes about a third of the time
-(benchmarks/pooled_fit_speed.py). Imported where a fit needs it: statsmodels loads with it.
+(tests/test_pooled.py compares them), and a fit takes 0.4 to 0.8 of the time, the least at
+few occupations (benchmarks/pooled_fit_speed.py). Imported where a fit needs it: statsmodels
+loads with it.
 """
 
 from __future__ import annotations

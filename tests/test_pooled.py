@@ -104,7 +104,8 @@ def test_step2_tables_without_the_granted_count_are_named():
 
 
 def q1_model(names: int = 6):
-    """The Q1 model of a simulated audit of the six occupations, as fit_question builds it."""
+    """A Q1 model of a simulated audit of the six occupations, with fit_question's fixed effects
+    and its group, name and own-effect components (not its occupation intercepts)."""
     from hiremeornot.analysis.pooled import q1_rows
     from hiremeornot.analysis.vb_gradient import SummedGradientGLM
 
